@@ -1,0 +1,57 @@
+# kmc: build, test, verify, bench, fuzz and demo. Needs only Go (see go.mod for the version).
+
+GO        ?= go
+KMC       := bin/kmc
+# make bench: one complete search per benchmark (each takes up to about a minute).
+BENCHTIME ?= 1x
+# make fuzz: time per fuzz target.
+FUZZTIME  ?= 20s
+# make demo: a seed spec and its check that finds a counterexample.
+DEMO_SPEC  ?= specs/twophase.toml
+DEMO_CHECK ?= buggy
+DEMO_OUT   ?= out/demo
+
+.PHONY: all build test verify bench fuzz demo clean
+
+all: build
+
+build:
+	$(GO) build -o $(KMC) ./cmd/kmc
+
+# Every unit, golden and model test, then the regression suite of spec files.
+test:
+	$(GO) test ./...
+	$(GO) run ./cmd/kmc suite specs/
+
+# gofmt, go vet, go.mod tidy, and model/checker importing only the standard library.
+verify:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./model/... | grep -v '^kmc/model\(/\|$$\)' || true); \
+	if [ -n "$$bad" ]; then echo "model imports more than the standard library:"; echo "$$bad"; exit 1; fi
+	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./checker/ | grep -v '^kmc/checker$$' || true); \
+	if [ -n "$$bad" ]; then echo "checker imports more than the standard library:"; echo "$$bad"; exit 1; fi
+	@echo "verify: ok"
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./bench/ ./checker/
+
+# Each fuzz target of each package for FUZZTIME.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+# The main job: check a seed spec, print its counterexample, write it under DEMO_OUT.
+demo: build
+	@status=0; ./$(KMC) check $(DEMO_SPEC) --check $(DEMO_CHECK) --out $(DEMO_OUT) || status=$$?; \
+	if [ $$status -ne 12 ] && [ $$status -ne 13 ]; then \
+		echo "demo: expected a counterexample (exit 12 or 13), got exit $$status"; exit 1; fi; \
+	echo "demo: the counterexample is under $(DEMO_OUT)/$(DEMO_CHECK)/"
+
+clean:
+	rm -rf bin out

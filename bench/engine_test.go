@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"kmc/checker"
+	"kmc/model/twophase"
+)
+
+// twoPhaseModel adapts twophase.Model to checker.Model (its Fairness is a plain int).
+type twoPhaseModel struct{ *twophase.Model }
+
+func (m twoPhaseModel) Fairness(kind int) checker.Fairness {
+	return checker.Fairness(m.Model.Fairness(kind))
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEngineTwoPhase reports, at smaller N than BenchmarkTwoPhase and with CPU time, distinct states per second and engine bytes per distinct state
+// for two-phase commit (TwoPhase.tla, tlaplus/Examples) with TCConsistent checked.
+// Reference: issue 2 (target: 1 million distinct states/s with 2 workers).
+func BenchmarkEngineTwoPhase(b *testing.B) {
+	for _, n := range []int{7, 8} {
+		for _, w := range []int{1, 2} {
+			b.Run("N="+strconv.Itoa(n)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
+				m := twoPhaseModel{twophase.New(n)}
+				props := []checker.Property[twophase.State]{{Name: "TCConsistent", Kind: checker.Invariant, State: twophase.TCConsistent}}
+				b.ReportAllocs()
+				var res checker.Result
+				c0 := cpuTime()
+				for b.Loop() {
+					res = checker.Check[twophase.State](m, props, checker.Options{Workers: w})
+				}
+				if res.Verdict != checker.OK {
+					b.Fatalf("got %s %s, want ok", res.Verdict, res.Reason)
+				}
+				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(res.Stats.Distinct)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+				b.ReportMetric(float64(res.Stats.MemoryBytes)/float64(res.Stats.Distinct), "B/state")
+				b.ReportMetric(float64(res.Stats.Distinct), "distinct")
+			})
+		}
+	}
+}

@@ -1,0 +1,244 @@
+// Package checker is kmc's model-checking engine: breadth-first exploration of a model's
+// reachable states with N workers, a 64-bit fingerprint set, parent links for shortest
+// counterexamples, safety and liveness properties under fairness, and limits that stop a
+// search cleanly. It knows nothing about Kafka and imports only the standard library.
+//
+// The public surface is Check (or Bind, for callers that do not know the state type),
+// Options, Result, Stats and Trace. A model satisfies Model using only built-in types, so
+// model packages never import checker.
+package checker
+
+import "time"
+
+// Model is the contract between the engine and a model. S is the state type: a value type
+// whose copy is an independent state (fixed arrays, no pointers into shared memory).
+//
+// Contract:
+//  1. Pure: no method mutates its input state, reads a clock, uses randomness or ranges
+//     over a map. The same state always yields the same successors in the same order.
+//  2. Next appends to succ and acts and returns them; it allocates nothing per state once
+//     the caller's buffers have grown. acts[i] is the action that leads to succ[i].
+//  3. Encode is canonical: two states are the same state iff their encodings are equal.
+//     Decode(Encode(s)) == s.
+//  4. An action code is opaque to the engine; ActionName and ActionKind describe it.
+//     The same code means the same action (kind and arguments) in every state.
+type Model[S any] interface {
+	// Init appends the initial states to buf.
+	Init(buf []S) []S
+	// Next appends the successors of s and the action leading to each.
+	Next(s *S, succ []S, acts []uint64) ([]S, []uint64)
+	// Encode appends the canonical binary encoding of s to buf.
+	Encode(s *S, buf []byte) []byte
+	// Decode reads a state written by Encode into s.
+	Decode(buf []byte, s *S)
+
+	// Vars names the state variables, in a fixed order.
+	Vars() []string
+	// AppendValue appends the value of variable v of s as ITF JSON (Apalache ADR-015:
+	// {"#bigint":"3"}, {"#set":[...]}, {"#tup":[...]}, {"#map":[[k,v],...]}, records as
+	// objects, strings and booleans as themselves). Sets are sorted; field order is fixed.
+	AppendValue(s *S, v int, buf []byte) []byte
+
+	// ActionName is the readable form of an action with its arguments: "FollowerFetch(2)".
+	ActionName(a uint64) string
+	// ActionKind is the index of the action's kind in ActionKinds.
+	ActionKind(a uint64) int
+	// ActionKinds names every kind of action (actor + verb): "FollowerFetch".
+	ActionKinds() []string
+	// Fairness is the default fairness of a kind of action, used by liveness checking:
+	// protocol steps are fair, faults and choices of the environment are not. Fairness
+	// applies to each action instance (each code) of the kind separately.
+	Fairness(kind int) Fairness
+}
+
+// Fairness is the fairness assumption on a kind of action.
+type Fairness int
+
+// Fairness levels.
+const (
+	Unfair Fairness = iota // may be enabled forever and never taken
+	Weak                   // WF: if continuously enabled from some point on, eventually taken
+	Strong                 // SF: if enabled infinitely often, eventually taken
+)
+
+func (f Fairness) String() string {
+	switch f {
+	case Weak:
+		return "weak"
+	case Strong:
+		return "strong"
+	default:
+		return "unfair"
+	}
+}
+
+// Symmetric is implemented by models that can map a state to a canonical representative of
+// its symmetry class (for example with broker ids permuted). Canonicalize rewrites s in place.
+// The engine uses it only when Options.Symmetry is set.
+type Symmetric[S any] interface {
+	Canonicalize(s *S)
+}
+
+// Eventer is implemented by models that describe, for a step, the messages sent and received
+// and the local steps between named actors, for message sequence charts. AppendEvents appends
+// a JSON array of objects:
+//
+//	{"type":"send"|"recv"|"local", "actor":"broker1", "peer":"broker2",
+//	 "msg":"m7", "label":"FetchRequest(offset=1, lastEpoch=0, epoch=1)"}
+//
+// "msg" identifies one message so that its send and its receipt can be paired; "peer" is
+// the other end of a send or receipt and is empty for a local step.
+type Eventer[S any] interface {
+	Actors() []string
+	AppendEvents(from *S, a uint64, to *S, buf []byte) []byte
+}
+
+// Kind is the kind of a property.
+type Kind string
+
+// Property kinds.
+const (
+	Invariant        Kind = "invariant"        // State holds in every reachable state
+	ActionProperty   Kind = "action"           // Step holds on every reachable step
+	Sometimes        Kind = "sometimes"        // State holds in some reachable state (not vacuous)
+	LeadsTo          Kind = "leadsto"          // P ~> Q on every fair behaviour
+	Eventually       Kind = "eventually"       // <>State on every fair behaviour
+	AlwaysEventually Kind = "alwayseventually" // []<>State on every fair behaviour
+)
+
+// Liveness reports whether properties of kind k are checked over fair behaviours.
+func (k Kind) Liveness() bool { return k == LeadsTo || k == Eventually || k == AlwaysEventually }
+
+// Property is one property to check. Which predicate fields are used depends on Kind:
+// State for Invariant, Sometimes, Eventually and AlwaysEventually; Step for ActionProperty;
+// P and Q for LeadsTo. Predicates must be pure and safe for concurrent use.
+type Property[S any] struct {
+	Name  string
+	Kind  Kind
+	State func(s *S) bool
+	Step  func(from *S, a uint64, to *S) bool
+	P, Q  func(s *S) bool
+}
+
+// Options control a search. The zero value works: all cores, no limits, no symmetry.
+type Options struct {
+	Workers     int           // 0: runtime.NumCPU()
+	MaxStates   int64         // distinct states; 0: no limit
+	MaxDepth    int           // BFS depth (initial states are depth 1); 0: no limit
+	MemoryBytes int64         // budget for the engine's tables and queues; 0: no limit
+	Time        time.Duration // wall-clock budget; 0: no limit
+	Deadlock    bool          // report a reachable state with no successors
+	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
+	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
+	// properties (fairness and properties invariant under the permutations). Without it,
+	// Check refuses Symmetry together with a liveness property (verdict incomplete).
+	LivenessSymmetrySound bool
+	// FairnessOverride, when non-nil, replaces the model's fairness for the kinds it names
+	// (indexed like ActionKinds; entries < 0 keep the model's default).
+	FairnessOverride []Fairness
+	// Progress, when non-nil, is called from the search goroutine about every
+	// ProgressEvery (default 5s) with the statistics so far.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+	// Stop, when non-nil, is polled; closing it stops the search like a limit (for signals).
+	Stop <-chan struct{}
+}
+
+// Verdict is the outcome of a check. It prints itself.
+type Verdict string
+
+// Verdicts.
+const (
+	OK         Verdict = "ok"
+	Violated   Verdict = "violated"
+	Incomplete Verdict = "incomplete"
+)
+
+// Stats are the search statistics, in TLC's terms.
+type Stats struct {
+	Generated   int64         // states generated (every successor computed)
+	Distinct    int64         // distinct states found
+	Queue       int64         // states left on queue
+	Depth       int           // depth of the (complete or partial) state graph search
+	Collision   float64       // optimistic fingerprint-collision probability
+	Elapsed     time.Duration // wall-clock time of the search
+	MemoryBytes int64         // engine tables and queues at the end (estimate)
+	Workers     int
+}
+
+// Result is the outcome of Check.
+type Result struct {
+	Verdict  Verdict
+	Property string // the violated property, or "" (Deadlock for a deadlock)
+	// Reason says why the verdict is what it is when that is not obvious: which limit was
+	// hit for incomplete, "vacuous" for a Sometimes property without a witness, which
+	// liveness property depends on truncated states.
+	Reason string
+	Stats  Stats
+	Trace  *Trace // the counterexample, when Verdict is Violated and one exists
+}
+
+// Trace is a counterexample, independent of the model's state type: what renderers need.
+type Trace struct {
+	Property string
+	Vars     []string     // variable names, in the model's order
+	States   []TraceState // States[0] is initial
+	// Loop, for a lasso, is the index in States that the last state goes back to, with
+	// BackAction the action taken; -1 when the trace is not a lasso or ends in stuttering.
+	Loop       int
+	BackAction string
+	BackKind   string
+	// Stutter is true when the lasso ends by stuttering forever in the last state.
+	Stutter bool
+	Actors  []string // from Eventer, when the model has it
+}
+
+// TraceState is one state of a trace and the action that led to it.
+type TraceState struct {
+	Action string   // "" for the initial state
+	Kind   string   // the action's kind, "" for the initial state
+	Values []string // ITF JSON of each variable, in Trace.Vars order
+	Events string   // JSON array from Eventer for the step into this state, or ""
+}
+
+// Runnable is a model bound to its properties with the state type hidden, so that the CLI
+// and the spec loader can handle every model family alike. Bind makes one.
+type Runnable interface {
+	// Check runs the search.
+	Check(opts Options) Result
+	// Replay checks that t is a real behaviour of the model: its first state is initial and
+	// each later state is the successor of the one before by the action named (a lasso's back
+	// edge too). A mismatch is an error naming the step (1-based, as printed) and the reason.
+	// On success it reports which of the bound properties the trace violates.
+	Replay(t *Trace) (ReplayReport, error)
+	// Graph returns the whole reachable graph, or an error when it has more than max states.
+	Graph(max int, opts Options) (*Graph, error)
+	// Vars and ActionKinds describe the model, as in Model.
+	Vars() []string
+	ActionKinds() []string
+}
+
+// ReplayReport is what a successful Replay found.
+type ReplayReport struct {
+	Steps    int      // number of states replayed
+	Violates []string // names of bound properties the trace violates
+}
+
+// Graph is a whole reachable state graph, for small models.
+type Graph struct {
+	Vars  []string
+	Nodes []GraphNode // in BFS order; node i has index i
+	Edges []GraphEdge // in BFS order of their source, then successor order
+}
+
+// GraphNode is one reachable state.
+type GraphNode struct {
+	Values  []string // ITF JSON per variable
+	Initial bool
+}
+
+// GraphEdge is one step between reachable states.
+type GraphEdge struct {
+	From, To     int
+	Action, Kind string
+}

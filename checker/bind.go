@@ -1,0 +1,21 @@
+package checker
+
+// Bind binds a model to its properties with the state type hidden.
+func Bind[S any](m Model[S], props []Property[S]) Runnable {
+	return &bound[S]{m: m, props: props}
+}
+
+type bound[S any] struct {
+	m     Model[S]
+	props []Property[S]
+}
+
+func (b *bound[S]) Check(opts Options) Result { return Check(b.m, b.props, opts) }
+func (b *bound[S]) Vars() []string            { return b.m.Vars() }
+func (b *bound[S]) ActionKinds() []string     { return b.m.ActionKinds() }
+func (b *bound[S]) Replay(t *Trace) (ReplayReport, error) {
+	return replay(b.m, b.props, t)
+}
+func (b *bound[S]) Graph(max int, opts Options) (*Graph, error) {
+	return graph(b.m, max, opts)
+}

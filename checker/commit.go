@@ -1,0 +1,228 @@
+package checker
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// insert runs the insertion phase: each worker owns the shards congruent to its number and
+// inserts, in candidate order, the candidates of its shards, so the first occurrence of each
+// new fingerprint is marked the same way for any worker count.
+func (e *engine[S]) insert(outs []*chunkOut) int {
+	e.bases = e.bases[:0]
+	total := 0
+	for _, o := range outs {
+		e.bases = append(e.bases, uint32(total))
+		total += len(o.cands)
+	}
+	if total >= int(pendBit) {
+		panic("checker: too many successors in one segment")
+	}
+	run := func(w, nw int) {
+		for c, o := range outs {
+			base := e.bases[c]
+			for i := range o.cands {
+				cd := &o.cands[i]
+				s := shardOf(cd.fp)
+				if s%nw != w {
+					continue
+				}
+				v, _ := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)))
+				cd.ref = v
+			}
+		}
+	}
+	nw := e.workers
+	if nw <= 1 || total < 4096 {
+		run(0, 1)
+		return total
+	}
+	var wg sync.WaitGroup
+	for i := range nw {
+		wg.Go(func() { run(i, nw) })
+	}
+	wg.Wait()
+	return total
+}
+
+// commit runs the commit phase, alone: in candidate order, it gives each first occurrence of
+// a new state the next index, its parent link and a place in the next frontier, and resolves
+// every candidate to its state's index (candIdx). New states are dropped (their parents
+// become truncated) when drop is set or the state limit is reached. It returns the number
+// of states dropped. The initial states are committed the same way, with parent noIndex.
+func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop bool) int {
+	if cap(e.candIdx) < total {
+		e.candIdx = make([]uint32, total)
+	}
+	candIdx := e.candIdx[:total]
+	dropped := 0
+	maxStates := int64(maxState)
+	if e.opts.MaxStates > 0 && e.opts.MaxStates < maxStates {
+		maxStates = e.opts.MaxStates
+	}
+	for c, o := range outs {
+		base := e.bases[c]
+		for ci := range o.cands {
+			cd := &o.cands[ci]
+			seq := base + uint32(ci)
+			r := cd.ref
+			t := noIndex
+			switch {
+			case r&pendBit == 0:
+				t = r
+			case r&^pendBit == seq:
+				if drop || e.distinct >= maxStates {
+					dropped++
+					break
+				}
+				t = uint32(e.distinct)
+				e.distinct++
+				e.parent = append(e.parent, cd.parent)
+				e.ppos = append(e.ppos, cd.pos)
+				next.add(o.arena[cd.off : cd.off+cd.n])
+				for j := range e.flags {
+					e.flags[j] = append(e.flags[j], 0)
+				}
+			default:
+				t = candIdx[r&^pendBit]
+			}
+			candIdx[seq] = t
+		}
+		for _, mc := range o.missing {
+			o.ecodes[mc.pos] = e.codes.id(mc.code)
+		}
+	}
+	e.setIndices(outs, total)
+	return dropped
+}
+
+// setIndices replaces, in parallel by shard, the pending value of each new state in the
+// fingerprint set by its index. Dropped states keep their pending value (lookups treat a
+// pending value as a state that was cut).
+func (e *engine[S]) setIndices(outs []*chunkOut, total int) {
+	run := func(w, nw int) {
+		for c, o := range outs {
+			base := e.bases[c]
+			for i := range o.cands {
+				cd := &o.cands[i]
+				seq := base + uint32(i)
+				if cd.ref != pendBit|seq {
+					continue
+				}
+				s := shardOf(cd.fp)
+				if s%nw != w || e.candIdx[seq] == noIndex {
+					continue
+				}
+				e.set.shards[s].set(cd.fp, e.candIdx[seq])
+			}
+		}
+	}
+	nw := e.workers
+	if nw <= 1 || total < 4096 {
+		run(0, 1)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range nw {
+		wg.Go(func() { run(i, nw) })
+	}
+	wg.Wait()
+}
+
+// fillEdges appends the liveness graph's edges of the states expanded in outs, in parallel
+// by chunk: edges to candidates are resolved through candIdx. Edges to dropped states are
+// left out.
+func (e *engine[S]) fillEdges(outs []*chunkOut, compact bool) {
+	base := len(e.etgt)
+	offs := e.edgeOffs[:0]
+	total := 0
+	for _, o := range outs {
+		offs = append(offs, uint32(base+total))
+		total += len(o.edges)
+	}
+	e.edgeOffs = offs
+	for cap(e.etgt) < base+total {
+		e.etgt = grow32(e.etgt)
+		e.ecode = grow32(e.ecode)
+	}
+	e.etgt, e.ecode = e.etgt[:base+total], e.ecode[:base+total]
+	eoffBase := len(e.eoff)
+	states := outs[len(outs)-1].hi - outs[0].lo
+	for cap(e.eoff) < eoffBase+states {
+		e.eoff = grow32(e.eoff)
+	}
+	e.eoff = e.eoff[:eoffBase+states]
+	candBase := e.candBases
+	fill := func(c int) {
+		o := outs[c]
+		off := offs[c]
+		cb := candBase[c]
+		tg, cd := e.etgt[off:off+uint32(len(o.edges))], e.ecode[off:off+uint32(len(o.edges))]
+		for j, x := range o.edges {
+			if x != noIndex && x&pendBit != 0 {
+				x = e.candIdx[cb+x&^pendBit]
+			}
+			tg[j] = x
+		}
+		copy(cd, o.ecodes)
+		eo := e.eoff[eoffBase+o.lo-outs[0].lo:]
+		for k, n := range o.ecnt {
+			eo[k] = off + n
+		}
+	}
+	nw := min(e.workers, len(outs))
+	if nw <= 1 || total < 1<<14 {
+		for c := range outs {
+			fill(c)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range nw {
+			wg.Go(func() {
+				for {
+					c := int(next.Add(1) - 1)
+					if c >= len(outs) {
+						return
+					}
+					fill(c)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for _, o := range outs {
+		compact = compact || o.cut
+	}
+	if compact {
+		// Some targets were dropped by a bound: squeeze them out, state by state, and mark
+		// the states that lost one truncated.
+		w := uint32(base)
+		start := uint32(base)
+		for v := eoffBase; v < len(e.eoff); v++ {
+			cut := false
+			for i := start; i < e.eoff[v]; i++ {
+				if e.etgt[i] == noIndex {
+					cut = true
+					continue
+				}
+				e.etgt[w], e.ecode[w] = e.etgt[i], e.ecode[i]
+				w++
+			}
+			start = e.eoff[v]
+			e.eoff[v] = w
+			if cut {
+				e.partial = append(e.partial, uint32(v))
+			}
+		}
+		e.etgt, e.ecode = e.etgt[:w], e.ecode[:w]
+	}
+}
+
+// grow32 doubles the capacity of s (append grows large slices by only 1.25x, copying the
+// liveness graph's edge arrays many times over).
+func grow32(s []uint32) []uint32 {
+	n := make([]uint32, len(s), max(2*cap(s), 1<<16))
+	copy(n, s)
+	return n
+}

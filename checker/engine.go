@@ -1,0 +1,297 @@
+package checker
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Check explores the reachable states of m breadth-first and checks props.
+func Check[S any](m Model[S], props []Property[S], opts Options) Result {
+	e, res, ok := newEngine(m, props, opts)
+	if !ok {
+		return res
+	}
+	return e.run()
+}
+
+const (
+	noIndex  uint32 = 1<<32 - 1
+	pendBit  uint32 = 1 << 31
+	maxState        = 1<<31 - 2 // state indices and per-segment candidates stay below pendBit
+)
+
+// Work sizes; variables so that tests can make them small enough to exercise every path.
+var (
+	chunkStates   = 256     // frontier states per unit of work in the expansion phase
+	segmentStates = 1 << 14 // frontier states expanded, inserted and committed together
+)
+
+// engine holds one search. Only the coordinating goroutine writes its fields, except in the
+// phases where workers write their own chunk outputs and their own fingerprint shards.
+type engine[S any] struct {
+	m       Model[S]
+	sym     Symmetric[S] // nil unless Options.Symmetry and the model has it
+	ev      Eventer[S]
+	props   []Property[S]
+	opts    Options
+	workers int
+
+	inv, act, some, live []int // indices into props by kind
+
+	inits  []S
+	set    fpSet
+	parent []uint32 // parent[i] is the BFS parent of state i, noIndex for an initial state
+	ppos   []uint16 // the successor position (or initial-state position) that reached i
+
+	// Liveness recording (rec): CSR successor lists of the states expanded so far. The edges
+	// of state i are etgt/ecode[estart(i):eoff[i]]; self-loops are left out (a step to the same
+	// state is a stuttering step for fairness).
+	rec     bool
+	eoff    []uint32
+	etgt    []uint32
+	ecode   []uint32
+	codes   codeTable
+	flags   [][]byte // per liveness property, per state: bit 0 P holds, bit 1 Q holds
+	partial []uint32 // expanded states with successors that were not added (truncated)
+
+	someHit    []atomic.Bool
+	abort      atomic.Int32 // limit that stopped the expansion phase (limit*), 0 if none
+	deadline   time.Time
+	ownBytes   atomic.Int64
+	frontBytes int64 // the two frontiers, as of the last segment
+
+	outs      []*chunkOut
+	bases     []uint32
+	candIdx   []uint32
+	candBases []uint32
+	edgeOffs  []uint32
+	ws        []*worker[S]
+
+	generated int64
+	distinct  int64
+	start     time.Time
+	lastProg  time.Time
+}
+
+// Limits that can stop a search.
+const (
+	limitNone int32 = iota
+	limitTime
+	limitMemory
+	limitStop
+)
+
+func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S], Result, bool) {
+	e := &engine[S]{m: m, props: props, opts: opts}
+	e.workers = opts.Workers
+	if e.workers <= 0 {
+		e.workers = runtime.NumCPU()
+	}
+	if e.workers > fpShards {
+		e.workers = fpShards
+	}
+	fail := func(reason string) (*engine[S], Result, bool) {
+		return nil, Result{Verdict: Incomplete, Reason: reason, Stats: Stats{Workers: e.workers}}, false
+	}
+	for i := range props {
+		p := &props[i]
+		switch p.Kind {
+		case Invariant, Sometimes, Eventually, AlwaysEventually:
+			if p.State == nil {
+				return fail("property " + p.Name + ": " + string(p.Kind) + " needs State")
+			}
+		case ActionProperty:
+			if p.Step == nil {
+				return fail("property " + p.Name + ": action property needs Step")
+			}
+		case LeadsTo:
+			if p.P == nil || p.Q == nil {
+				return fail("property " + p.Name + ": leadsto needs P and Q")
+			}
+		default:
+			return fail("property " + p.Name + ": unknown kind " + string(p.Kind))
+		}
+		switch p.Kind {
+		case Invariant:
+			e.inv = append(e.inv, i)
+		case ActionProperty:
+			e.act = append(e.act, i)
+		case Sometimes:
+			e.some = append(e.some, i)
+		default:
+			e.live = append(e.live, i)
+		}
+	}
+	if opts.Symmetry {
+		if s, ok := any(m).(Symmetric[S]); ok {
+			e.sym = s
+		}
+	}
+	// Symmetry reduction explores one state per symmetry class. For safety that is sound when
+	// the properties are symmetric, because every behaviour maps to one of the quotient graph.
+	// For liveness it is not in general: fairness is per action instance (FollowerFetch(2) and
+	// FollowerFetch(3) separately), and the quotient graph merges permuted instances, so a
+	// cycle of the quotient graph can stand for a concrete path that permutes brokers on every
+	// lap, with a different fairness status. The model's family must vouch for it.
+	if e.sym != nil && len(e.live) > 0 && !opts.LivenessSymmetrySound {
+		return fail("symmetry reduction is not sound for liveness property " + props[e.live[0]].Name + "; run without --symmetry")
+	}
+	if ev, ok := any(m).(Eventer[S]); ok {
+		e.ev = ev
+	}
+	e.rec = len(e.live) > 0
+	e.flags = make([][]byte, len(e.live))
+	e.someHit = make([]atomic.Bool, len(e.some))
+	return e, Result{}, true
+}
+
+// frontier is one BFS level: the encodings of its states, back to back, in index order.
+type frontier struct {
+	arena []byte
+	offs  []uint64 // state k is arena[offs[k]:offs[k+1]]
+	base  uint32   // index of state 0
+}
+
+func (f *frontier) reset(base uint32) {
+	f.arena = f.arena[:0]
+	f.offs = append(f.offs[:0], 0)
+	f.base = base
+}
+
+func (f *frontier) n() int { return len(f.offs) - 1 }
+
+func (f *frontier) state(k int) []byte { return f.arena[f.offs[k]:f.offs[k+1]] }
+
+func (f *frontier) add(b []byte) {
+	f.arena = append(f.arena, b...)
+	f.offs = append(f.offs, uint64(len(f.arena)))
+}
+
+func (f *frontier) bytes() int64 { return int64(cap(f.arena)) + 8*int64(cap(f.offs)) }
+
+// cand is one generated successor waiting to be inserted and committed.
+type cand struct {
+	fp     uint64
+	off, n uint32 // encoding in the chunk arena
+	parent uint32
+	ref    uint32 // state index, or pendBit|candidate sequence number of its first occurrence
+	pos    uint16
+}
+
+type missingCode struct {
+	pos  uint32
+	code uint64
+}
+
+// chunkOut is what expanding frontier states [lo, hi) produced.
+type chunkOut struct {
+	lo, hi int
+	cands  []cand
+	arena  []byte
+	// Liveness graph edges of the chunk, in successor order (self-loops left out): a state
+	// index, or pendBit|candidate number in this chunk; ecnt[k] is where the edges of the
+	// chunk's state k end; missing lists code ids the table did not have yet.
+	edges   []uint32
+	ecodes  []uint32
+	ecnt    []uint32
+	missing []missingCode
+	cut     bool // some edge goes to a state dropped by a bound (target noIndex)
+	gen     int64
+	viol    violation
+}
+
+// violation identifies a safety violation. The smallest one of a level is reported: state
+// violations (invariant, deadlock: trace of the level's depth) before step violations (one
+// step longer), then by state index and successor position.
+type violation struct {
+	found bool
+	step  bool
+	idx   uint32 // the violating state, or the source of the violating step
+	pos   uint16
+	prop  int // index in props, -1 for deadlock
+}
+
+func (v violation) less(o violation) bool {
+	switch {
+	case !o.found:
+		return v.found
+	case !v.found:
+		return false
+	case v.step != o.step:
+		return !v.step
+	case v.idx != o.idx:
+		return v.idx < o.idx
+	default:
+		return v.pos < o.pos
+	}
+}
+
+func (v *violation) offer(o violation) {
+	if o.less(*v) {
+		*v = o
+	}
+}
+
+// codeTable assigns dense ids to action codes, for the liveness graph.
+type codeTable struct {
+	keys  []uint64
+	ids   []uint32 // id+1, 0 for an empty slot
+	codes []uint64 // codes[id]
+}
+
+// lookup returns the id of c if it has one; safe for concurrent use while nobody calls id.
+func (t *codeTable) lookup(c uint64) (uint32, bool) {
+	if len(t.keys) == 0 {
+		return noIndex, false
+	}
+	mask := uint64(len(t.keys) - 1)
+	i := mum(c^fpK1, fpK2) & mask
+	for {
+		switch {
+		case t.ids[i] == 0:
+			return noIndex, false
+		case t.keys[i] == c:
+			return t.ids[i] - 1, true
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (t *codeTable) id(c uint64) uint32 {
+	if (len(t.codes)+1)*2 > len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	i := mum(c^fpK1, fpK2) & mask
+	for {
+		if t.ids[i] == 0 {
+			t.keys[i] = c
+			t.codes = append(t.codes, c)
+			t.ids[i] = uint32(len(t.codes))
+			return t.ids[i] - 1
+		}
+		if t.keys[i] == c {
+			return t.ids[i] - 1
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (t *codeTable) grow() {
+	size := 2 * len(t.keys)
+	if size == 0 {
+		size = 64
+	}
+	t.keys = make([]uint64, size)
+	t.ids = make([]uint32, size)
+	mask := uint64(size - 1)
+	for id, c := range t.codes {
+		i := mum(c^fpK1, fpK2) & mask
+		for t.ids[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.keys[i] = c
+		t.ids[i] = uint32(id + 1)
+	}
+}

@@ -1,0 +1,221 @@
+package checker
+
+// lasso is a liveness counterexample in state indices: the BFS path to start, a path of
+// (code id, target) steps to loopAt, and the cycle back to loopAt (empty when stuttering).
+type lasso struct {
+	start   uint32
+	path    []lstep
+	cycle   []lstep
+	stutter bool
+}
+
+type lstep struct {
+	target uint32
+	code   uint32
+}
+
+// lassoTrace replays a lasso into a trace.
+func (e *engine[S]) lassoTrace(prop string, l lasso) *Trace {
+	prefix := e.pathTo(l.start)
+	hops := e.parentHops(prefix)
+	for _, s := range append(append([]lstep(nil), l.path...), l.cycle...) {
+		hops = append(hops, hop{target: s.target, pos: -1, code: e.codes.codes[s.code]})
+	}
+	canon, codes := e.canonWalk(prefix[0], hops)
+	states, acts := e.actualWalk(prefix[0], canon, codes, -1)
+	// Check fairness on the behaviour actually reported, with the fairness the search used.
+	r := replayer[S]{m: e.m, nvars: len(e.m.Vars())}
+	n := len(states) - 1
+	from, closed := n, false
+	if !l.stutter {
+		from, closed = n-len(l.cycle), true
+	}
+	if !r.fairLoop(states[:n+1-b2i(closed)], acts, from, acts[n-1], closed, e.fairness) {
+		panic("checker: liveness: the reported loop is not fair")
+	}
+	if l.stutter {
+		t := e.makeTrace(prop, states, acts)
+		t.Stutter = true
+		return t
+	}
+	t := e.makeTrace(prop, states[:n], acts[:n-1])
+	t.Loop = n - len(l.cycle)
+	t.BackAction = e.m.ActionName(acts[n-1])
+	t.BackKind = kindName(e.m.ActionKinds(), e.m.ActionKind(acts[n-1]))
+	return t
+}
+
+// bfs searches from src along edges to states with allowed true, for the nearest state with
+// goal true (src itself included), and returns the path of steps to it, or ok false.
+func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep, uint32, bool) {
+	g := lc.g
+	lc.stamp++
+	st := lc.stamp
+	lc.mark[src] = st
+	queue := []uint32{src}
+	for qi := 0; qi < len(queue); qi++ {
+		v := queue[qi]
+		if goal(v) {
+			var rev []lstep
+			for u := v; u != src; u = lc.prev[u] {
+				rev = append(rev, lstep{target: u, code: lc.prevCode[u]})
+			}
+			path := make([]lstep, len(rev))
+			for i := range rev {
+				path[i] = rev[len(rev)-1-i]
+			}
+			return path, v, true
+		}
+		lo, hi := g.out(v)
+		for i := lo; i < hi; i++ {
+			w := g.etgt[i]
+			if lc.mark[w] != st && allowed(w) {
+				lc.mark[w] = st
+				lc.prev[w] = v
+				lc.prevCode[w] = g.ecode[i]
+				queue = append(queue, w)
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// lassoFrom builds the lasso from start: the nearest bad state through not-Q states, then
+// stuttering there, or a fair cycle in its component.
+func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) lasso {
+	g := lc.g
+	path, b, ok := lc.bfs(start, notQ, func(v uint32) bool { return lc.bad[v] })
+	if !ok {
+		panic("checker: liveness: a bad state reachable backwards is not reachable forwards")
+	}
+	l := lasso{start: start, path: path}
+	if !g.anyFair[b] {
+		l.stutter = true
+		return l
+	}
+	l.cycle = lc.fairCycle(b)
+	return l
+}
+
+// fairCycle builds a closed walk from b through b's fair component that satisfies fairness:
+// the shortest cycle through b, extended by detours until every weakly fair action enabled
+// in all its states and every strongly fair action enabled in one of its states is taken on
+// it (or, for a weak one, the walk passes a state where it is disabled).
+func (lc *liveChecker) fairCycle(b uint32) []lstep {
+	g := lc.g
+	comp := lc.compOf[b]
+	in := func(v uint32) bool { return lc.compOf[v] == comp }
+	// Shortest cycle: from each successor of b inside the component, back to b.
+	var walk []lstep
+	lo, hi := g.out(b)
+	for i := lo; i < hi; i++ {
+		w := g.etgt[i]
+		if !in(w) {
+			continue
+		}
+		back, _, _ := lc.bfs(w, in, func(v uint32) bool { return v == b })
+		if walk == nil || len(back)+1 < len(walk) {
+			walk = append([]lstep{{target: w, code: g.ecode[i]}}, back...)
+		}
+	}
+	for range len(g.fair) + 1 {
+		need, weak := lc.unmet(b, walk)
+		if need < 0 {
+			return walk
+		}
+		// Detour: to the nearest state with a need-labelled edge inside the component (or,
+		// for a weak need, where it is disabled), through it, and back to b.
+		var to []lstep
+		var u uint32
+		var ok bool
+		to, u, ok = lc.bfs(b, in, func(v uint32) bool {
+			lo, hi := g.out(v)
+			has := false
+			for i := lo; i < hi; i++ {
+				if g.ecode[i] == uint32(need) {
+					if in(g.etgt[i]) {
+						return true
+					}
+					has = true
+				}
+			}
+			return weak && !has
+		})
+		if !ok {
+			panic("checker: liveness: a fair component has no witness for an action")
+		}
+		// Take the need-labelled edge if there is one inside.
+		ulo, uhi := g.out(u)
+		for i := ulo; i < uhi; i++ {
+			if g.ecode[i] == uint32(need) && in(g.etgt[i]) {
+				to = append(to, lstep{target: g.etgt[i], code: g.ecode[i]})
+				u = g.etgt[i]
+				break
+			}
+		}
+		back, _, _ := lc.bfs(u, in, func(v uint32) bool { return v == b })
+		walk = append(walk, to...)
+		walk = append(walk, back...)
+	}
+	panic("checker: liveness: could not build a fair cycle")
+}
+
+// unmet returns a fair action code id that the closed walk from b violates fairness of, and
+// whether it is weakly fair, or -1 when the walk is fair.
+func (lc *liveChecker) unmet(b uint32, walk []lstep) (int, bool) {
+	g := lc.g
+	lc.stamp++
+	st := lc.stamp
+	states := []uint32{}
+	for _, s := range walk {
+		if lc.mark[s.target] != st {
+			lc.mark[s.target] = st
+			states = append(states, s.target)
+		}
+	}
+	if lc.mark[b] != st {
+		states = append(states, b)
+	}
+	var touched []uint32
+	for _, s := range walk {
+		lc.taken[s.code] = true
+		touched = append(touched, s.code)
+	}
+	defer func() {
+		for _, c := range touched {
+			lc.taken[c], lc.enCount[c], lc.enStamp[c] = false, 0, 0
+		}
+	}()
+	for _, v := range states {
+		lo, hi := g.out(v)
+		for i := lo; i < hi; i++ {
+			c := g.ecode[i]
+			if g.fair[c] == Unfair || lc.enStamp[c] == int32(v)+1 {
+				continue
+			}
+			lc.enStamp[c] = int32(v) + 1
+			lc.enCount[c]++
+			touched = append(touched, c)
+		}
+	}
+	best := -1
+	weak := false
+	for _, c := range touched {
+		if lc.taken[c] || lc.enCount[c] == 0 {
+			continue
+		}
+		if g.fair[c] == Strong || int(lc.enCount[c]) == len(states) {
+			if best < 0 || int(c) < best {
+				best, weak = int(c), g.fair[c] == Weak
+			}
+		}
+	}
+	return best, weak
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

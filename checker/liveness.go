@@ -1,0 +1,342 @@
+package checker
+
+import "strconv"
+
+// Liveness checking runs after the search, over the recorded graph, one property at a time.
+// Every liveness property is reduced to P ~> Q: Eventually Q is (initial state) ~> Q and
+// AlwaysEventually Q is TRUE ~> Q. P ~> Q fails when from a reachable P-state where Q does
+// not hold a fair behaviour can avoid Q forever, that is, reach through not-Q states either
+//   - a strongly connected set of not-Q states containing a fair cycle (found by splitting
+//     components the Streett way: a strongly fair action enabled in the component but never
+//     taken in it removes the states where it is enabled; a weakly fair action enabled in
+//     every state and never taken rules the component out), or
+//   - a not-Q state where no fair action is enabled, which may stutter forever.
+// Cycles and stuttering are only looked for among fully expanded states; truncated states
+// (successors cut by a bound or a limit) can only make the verdict incomplete.
+
+const (
+	liveOK = iota
+	liveViolated
+	liveIncomplete
+)
+
+// liveGraph assembles the recorded graph.
+func (e *engine[S]) liveGraph() *lgraph {
+	g := &lgraph{n: int(e.distinct), expanded: len(e.eoff), eoff: e.eoff, etgt: e.etgt, ecode: e.ecode,
+		truncByDepth: e.opts.MaxDepth > 0}
+	g.trunc = make([]bool, g.n)
+	for v := g.expanded; v < g.n; v++ {
+		g.trunc[v] = true
+	}
+	for _, v := range e.partial {
+		g.trunc[v] = true
+	}
+	for g.ninit < g.n && e.parent[g.ninit] == noIndex {
+		g.ninit++
+	}
+	g.fair = make([]Fairness, len(e.codes.codes))
+	for id, c := range e.codes.codes {
+		g.fair[id] = e.fairness(e.m.ActionKind(c))
+	}
+	g.anyFair = make([]bool, g.n)
+	for v := 0; v < g.expanded; v++ {
+		lo, hi := g.out(uint32(v))
+		for i := lo; i < hi; i++ {
+			if g.fair[g.ecode[i]] != Unfair {
+				g.anyFair[v] = true
+				break
+			}
+		}
+	}
+	return g
+}
+
+// checkLiveness checks every bound liveness property and returns the first violation, or
+// else the first property whose verdict depends on truncated states.
+func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
+	g := e.liveGraph()
+	lc := newLiveChecker(g)
+	incomplete := Result{}
+	found := false
+	for j, pi := range e.live {
+		p := &e.props[pi]
+		status, lasso := lc.check(p.Kind, e.flags[j])
+		switch status {
+		case liveViolated:
+			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p.Name, lasso)}, liveViolated
+		case liveIncomplete:
+			if !found {
+				found = true
+				why := " states left unexplored by a limit were not expanded"
+				if g.truncByDepth && len(e.partial) > 0 {
+					why = " states at the depth bound were not expanded"
+				}
+				incomplete = Result{Verdict: Incomplete, Property: "", Stats: st,
+					Reason: p.Name + ": " + strconv.Itoa(lc.truncCount) + why}
+			}
+		}
+	}
+	if found {
+		return incomplete, liveIncomplete
+	}
+	return Result{Verdict: OK, Stats: st}, liveOK
+}
+
+// fairness is the fairness of a kind of action: the model's, unless overridden.
+func (e *engine[S]) fairness(k int) Fairness {
+	if k < 0 || k >= len(e.m.ActionKinds()) {
+		return Unfair
+	}
+	if k < len(e.opts.FairnessOverride) && e.opts.FairnessOverride[k] >= 0 {
+		return e.opts.FairnessOverride[k]
+	}
+	return e.m.Fairness(k)
+}
+
+// liveChecker holds the per-state scratch arrays shared by the properties.
+type liveChecker struct {
+	g          *lgraph
+	label      []int32
+	scc        *sccFinder
+	bad        []bool  // in a fair component, or may stutter
+	compOf     []int32 // fair component number + 1
+	fairComps  [][]uint32
+	inF        []bool
+	topComp    []int32
+	compNodes  []uint32
+	compEnd    []uint32
+	work       [][]uint32
+	nextLab    int32
+	mark       []int32 // BFS stamps
+	prev       []uint32
+	prevCode   []uint32
+	stamp      int32
+	truncCount int
+
+	// per code id scratch
+	taken   []bool
+	enCount []int32
+	enStamp []int32
+}
+
+func newLiveChecker(g *lgraph) *liveChecker {
+	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: make([]bool, g.n), compOf: make([]int32, g.n),
+		inF: make([]bool, g.n), topComp: make([]int32, g.n), nextLab: 2, mark: make([]int32, g.n), prev: make([]uint32, g.n), prevCode: make([]uint32, g.n)}
+	lc.scc = newSCCFinder(g, lc.label)
+	nc := len(g.fair)
+	lc.taken, lc.enCount, lc.enStamp = make([]bool, nc), make([]int32, nc), make([]int32, nc)
+	return lc
+}
+
+func (lc *liveChecker) check(kind Kind, flags []byte) (int, lasso) {
+	g := lc.g
+	notQ := func(v uint32) bool { return flags[v]&2 == 0 }
+	isStart := func(v uint32) bool {
+		switch kind {
+		case LeadsTo:
+			return flags[v]&1 != 0 && notQ(v)
+		case Eventually:
+			return int(v) < g.ninit && notQ(v)
+		default:
+			return notQ(v)
+		}
+	}
+	// F: the not-Q states reachable from a start state through not-Q states. Only there can
+	// a counterexample run; label 1 marks those of F that are fully expanded, where
+	// components are searched.
+	inF := lc.inF
+	var queue []uint32
+	for v := 0; v < g.n; v++ {
+		lc.label[v] = 0
+		lc.bad[v] = false
+		lc.compOf[v] = 0
+		inF[v] = isStart(uint32(v))
+		if inF[v] {
+			queue = append(queue, uint32(v))
+		}
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		lo, hi := g.out(queue[qi])
+		for _, w := range g.etgt[lo:hi] {
+			if !inF[w] && notQ(w) {
+				inF[w] = true
+				queue = append(queue, w)
+			}
+		}
+	}
+	var roots []uint32
+	truncated := 0
+	for v := 0; v < g.n; v++ {
+		if !inF[v] {
+			continue
+		}
+		if g.trunc[v] {
+			truncated++
+			continue
+		}
+		lc.label[v] = 1
+		roots = append(roots, uint32(v))
+	}
+	// Components of F, in Tarjan's order: every edge leaves a component for one emitted
+	// earlier (or stays inside).
+	lc.fairComps = lc.fairComps[:0]
+	topComp := lc.topComp
+	for _, v := range roots {
+		topComp[v] = -1
+	}
+	lc.compNodes = lc.compNodes[:0]
+	lc.compEnd = lc.compEnd[:0]
+	lc.scc.run(roots, 1, func(comp []uint32) {
+		k := int32(len(lc.compEnd))
+		for _, v := range comp {
+			topComp[v] = k
+		}
+		lc.compNodes = append(lc.compNodes, comp...)
+		lc.compEnd = append(lc.compEnd, uint32(len(lc.compNodes)))
+	})
+	// Which components hold a fair cycle or a state that may stutter; then which reach one.
+	reach := make([]bool, len(lc.compEnd))
+	anyBad := false
+	for k := range lc.compEnd {
+		lo := uint32(0)
+		if k > 0 {
+			lo = lc.compEnd[k-1]
+		}
+		comp := lc.compNodes[lo:lc.compEnd[k]]
+		if len(comp) > 1 {
+			lc.findFair(comp)
+		}
+		for _, v := range comp {
+			if !g.anyFair[v] {
+				lc.bad[v] = true
+			}
+			if lc.bad[v] {
+				reach[k] = true
+			}
+			if reach[k] {
+				continue
+			}
+			elo, ehi := g.out(v)
+			for _, w := range g.etgt[elo:ehi] {
+				if lc.inF[w] && !g.trunc[w] && reach[topComp[w]] {
+					reach[k] = true
+					break
+				}
+			}
+		}
+		anyBad = anyBad || reach[k]
+	}
+	if anyBad {
+		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
+		for v := 0; v < g.n; v++ {
+			if isStart(uint32(v)) && !g.trunc[v] && reach[topComp[v]] {
+				return liveViolated, lc.lassoFrom(uint32(v), notQ)
+			}
+		}
+		panic("checker: liveness: no start state reaches the bad component")
+	}
+	// No violation among expanded states: the verdict depends on the truncated states of F.
+	lc.truncCount = truncated
+	if truncated > 0 {
+		return liveIncomplete, lasso{}
+	}
+	return liveOK, lasso{}
+}
+
+// findFair splits a strongly connected component of F until each part is fair or ruled
+// out, and marks the states of the fair parts bad.
+func (lc *liveChecker) findFair(top []uint32) {
+	g := lc.g
+	nextLab := lc.nextLab
+	collect := func(comp []uint32) {
+		if len(comp) == 1 {
+			return // no self-loops are recorded: a single state is no cycle
+		}
+		lc.work = append(lc.work, append([]uint32(nil), comp...))
+	}
+	lc.work = append(lc.work[:0], top)
+	var touched []uint32
+	defer func() { lc.nextLab = nextLab }()
+	for len(lc.work) > 0 {
+		comp := lc.work[len(lc.work)-1]
+		lc.work = lc.work[:len(lc.work)-1]
+		lab := nextLab
+		nextLab++
+		for _, v := range comp {
+			lc.label[v] = lab
+		}
+		// Which codes are taken inside, and in how many states each fair code is enabled.
+		touched = touched[:0]
+		for _, v := range comp {
+			lo, hi := g.out(v)
+			for i := lo; i < hi; i++ {
+				c := g.ecode[i]
+				if g.fair[c] == Unfair {
+					continue
+				}
+				if lc.enStamp[c] == 0 {
+					touched = append(touched, c)
+				}
+				if lc.enStamp[c] != int32(v)+1 {
+					lc.enStamp[c] = int32(v) + 1
+					lc.enCount[c]++
+				}
+				if lc.label[g.etgt[i]] == lab {
+					lc.taken[c] = true
+				}
+			}
+		}
+		strongMissing, weakMissing := false, false
+		for _, c := range touched {
+			if lc.taken[c] {
+				continue
+			}
+			if g.fair[c] == Strong {
+				strongMissing = true
+			} else if int(lc.enCount[c]) == len(comp) {
+				weakMissing = true
+			}
+		}
+		if strongMissing && !weakMissing {
+			// Remove the states where an untaken strongly fair action is enabled.
+			var rest []uint32
+			for _, v := range comp {
+				keep := true
+				lo, hi := g.out(v)
+				for i := lo; i < hi; i++ {
+					c := g.ecode[i]
+					if g.fair[c] == Strong && !lc.taken[c] {
+						keep = false
+						break
+					}
+				}
+				if keep {
+					rest = append(rest, v)
+				} else {
+					lc.label[v] = 0
+				}
+			}
+			if len(rest) > 1 {
+				sub := nextLab
+				nextLab++
+				for _, v := range rest {
+					lc.label[v] = sub
+				}
+				lc.scc.run(rest, sub, collect)
+			}
+		} else if !strongMissing && !weakMissing {
+			lc.fairComps = append(lc.fairComps, comp)
+			for _, v := range comp {
+				lc.bad[v] = true
+				lc.compOf[v] = int32(len(lc.fairComps))
+			}
+		} else {
+			for _, v := range comp {
+				lc.label[v] = 0
+			}
+		}
+		for _, c := range touched {
+			lc.taken[c], lc.enCount[c], lc.enStamp[c] = false, 0, 0
+		}
+	}
+}

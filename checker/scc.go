@@ -1,0 +1,118 @@
+package checker
+
+// lgraph is the recorded state graph for liveness checking: successor lists in CSR form
+// (states [0, expanded) have their edges recorded; self-loops are left out) and the
+// fairness of each action code id.
+type lgraph struct {
+	n, expanded  int
+	eoff         []uint32 // edges of v: [eoff[v-1], eoff[v])
+	etgt, ecode  []uint32
+	trunc        []bool // successors not (all) recorded
+	fair         []Fairness
+	anyFair      []bool // some weakly or strongly fair action is enabled
+	ninit        int
+	truncByDepth bool
+}
+
+func (g *lgraph) out(v uint32) (uint32, uint32) {
+	if int(v) >= g.expanded {
+		return 0, 0
+	}
+	lo := uint32(0)
+	if v > 0 {
+		lo = g.eoff[v-1]
+	}
+	return lo, g.eoff[v]
+}
+
+// sccFinder is Tarjan's algorithm with an explicit stack, so that a graph of any depth
+// is handled without recursion. It visits only the states whose label equals the label
+// of the run.
+type sccFinder struct {
+	g       *lgraph
+	label   []int32
+	index   []int32 // 0: not visited in this run
+	low     []int32
+	onStack []bool
+	stack   []uint32
+	call    []sccFrame
+}
+
+type sccFrame struct {
+	v      uint32
+	ei, hi uint32
+}
+
+func newSCCFinder(g *lgraph, label []int32) *sccFinder {
+	return &sccFinder{g: g, label: label, index: make([]int32, g.n), low: make([]int32, g.n),
+		onStack: make([]bool, g.n)}
+}
+
+// run finds the strongly connected components of the subgraph induced by the states in
+// roots (all of which carry label lab), visiting roots in order, and calls emit with each
+// component (a slice valid only during the call). Components come out in reverse
+// topological order: an edge leaving a component goes to one emitted before it.
+func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
+	for _, v := range roots {
+		f.index[v] = 0
+	}
+	var counter int32
+	g := f.g
+	etgt, label, index, low, onStack := g.etgt, f.label, f.index, f.low, f.onStack
+	push := func(w uint32) {
+		counter++
+		index[w], low[w] = counter, counter
+		f.stack = append(f.stack, w)
+		onStack[w] = true
+		lo, hi := g.out(w)
+		f.call = append(f.call, sccFrame{v: w, ei: lo, hi: hi})
+	}
+	for _, r := range roots {
+		if index[r] != 0 {
+			continue
+		}
+		push(r)
+		for len(f.call) > 0 {
+			fr := &f.call[len(f.call)-1]
+			v := fr.v
+			descended := false
+			for fr.ei < fr.hi {
+				w := etgt[fr.ei]
+				fr.ei++
+				if label[w] != lab {
+					continue
+				}
+				if index[w] == 0 {
+					push(w)
+					descended = true
+					break
+				}
+				if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+			}
+			if descended {
+				continue
+			}
+			f.call = f.call[:len(f.call)-1]
+			if low[v] == index[v] {
+				k := len(f.stack) - 1
+				for f.stack[k] != v {
+					k--
+				}
+				comp := f.stack[k:]
+				for _, w := range comp {
+					onStack[w] = false
+				}
+				emit(comp)
+				f.stack = f.stack[:k]
+			}
+			if len(f.call) > 0 {
+				u := f.call[len(f.call)-1].v
+				if low[v] < low[u] {
+					low[u] = low[v]
+				}
+			}
+		}
+	}
+}

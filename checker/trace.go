@@ -1,0 +1,226 @@
+package checker
+
+// hop is one step of a walk through the stored graph: to state target (noIndex: a state
+// that was not stored, checked by nothing), either by successor position pos (parent links)
+// or, when pos < 0, by the first successor with action code code that reaches target.
+type hop struct {
+	target uint32
+	pos    int
+	code   uint64
+}
+
+// pathTo returns the BFS path of state indices from an initial state to idx.
+func (e *engine[S]) pathTo(idx uint32) []uint32 {
+	var rev []uint32
+	for i := idx; i != noIndex; i = e.parent[i] {
+		rev = append(rev, i)
+	}
+	path := make([]uint32, len(rev))
+	for j, i := range rev {
+		path[len(rev)-1-j] = i
+	}
+	return path
+}
+
+// parentHops turns a BFS path into hops along parent links.
+func (e *engine[S]) parentHops(path []uint32) []hop {
+	hops := make([]hop, 0, len(path))
+	for _, i := range path[1:] {
+		hops = append(hops, hop{target: i, pos: int(e.ppos[i])})
+	}
+	return hops
+}
+
+const nondetHint = "; the model's successors are probably not deterministic (Next must give the same successors in the same order for the same state, and Encode must be canonical)"
+
+// lookupState returns the index of the canonical form of s, or noIndex.
+func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
+	if e.sym != nil {
+		e.sym.Canonicalize(&s)
+	}
+	enc = e.m.Encode(&s, enc[:0])
+	fp := fingerprint(enc)
+	v, ok := e.set.lookup(fp)
+	if !ok || v&pendBit != 0 {
+		return noIndex, fp, enc
+	}
+	return v, fp, enc
+}
+
+// canonWalk replays a walk from initial state start through the stored (canonical) graph,
+// checking at every step that the state reached has the expected index. It returns the
+// states (canonical, except the last of a hop to noIndex, which is the successor as Next
+// gave it) and the action code of each step.
+func (e *engine[S]) canonWalk(start uint32, hops []hop) ([]S, []uint64) {
+	var enc []byte
+	states := make([]S, 0, len(hops)+1)
+	init := e.inits[e.ppos[start]]
+	if e.sym != nil {
+		e.sym.Canonicalize(&init)
+	}
+	var got uint32
+	got, _, enc = e.lookupState(init, enc)
+	if got != start {
+		panic("checker: trace replay: initial state " + itoa(int(e.ppos[start])) + " does not have its index" + nondetHint)
+	}
+	states = append(states, init)
+	codes := make([]uint64, 0, len(hops))
+	var succ []S
+	var acts []uint64
+	for n, h := range hops {
+		cur := states[len(states)-1]
+		succ, acts = e.m.Next(&cur, succ[:0], acts[:0])
+		found := -1
+		if h.pos >= 0 {
+			if h.pos < len(succ) {
+				got, _, enc = e.lookupState(succ[h.pos], enc)
+				if h.target == noIndex || got == h.target {
+					found = h.pos
+				}
+			}
+		} else {
+			for j := range succ {
+				if acts[j] != h.code {
+					continue
+				}
+				got, _, enc = e.lookupState(succ[j], enc)
+				if got == h.target {
+					found = j
+					break
+				}
+			}
+		}
+		if found < 0 {
+			panic("checker: trace replay: step " + itoa(n+2) + " does not reach state " + itoa(int(h.target)) + nondetHint)
+		}
+		t := succ[found]
+		if e.sym != nil && h.target != noIndex {
+			e.sym.Canonicalize(&t)
+		}
+		states = append(states, t)
+		codes = append(codes, acts[found])
+	}
+	return states, codes
+}
+
+// actualWalk turns a walk through the canonical graph into a real behaviour when symmetry
+// is on: from the real initial state it takes, at each step, a successor whose canonical form
+// is the next state of the walk (preferring the same action, and for the last step a successor
+// that violates action property lastProp when lastProp >= 0). Without symmetry the canonical
+// walk is the behaviour.
+func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp int) ([]S, []uint64) {
+	if e.sym == nil {
+		return canon, codes
+	}
+	var enc []byte
+	want := make([]uint64, len(canon))
+	for j := range canon {
+		c := canon[j]
+		e.sym.Canonicalize(&c)
+		enc = e.m.Encode(&c, enc[:0])
+		want[j] = fingerprint(enc)
+	}
+	states := []S{e.inits[e.ppos[start]]}
+	var out []uint64
+	var succ []S
+	var acts []uint64
+	for j := 1; j < len(canon); j++ {
+		cur := states[len(states)-1]
+		succ, acts = e.m.Next(&cur, succ[:0], acts[:0])
+		best, bestScore := -1, -1
+		for k := range succ {
+			c := succ[k]
+			e.sym.Canonicalize(&c)
+			enc = e.m.Encode(&c, enc[:0])
+			if fingerprint(enc) != want[j] {
+				continue
+			}
+			score := 0
+			if acts[k] == codes[j-1] {
+				score++
+			}
+			if j == len(canon)-1 && lastProp >= 0 && !e.props[lastProp].Step(&cur, acts[k], &succ[k]) {
+				score += 2
+			}
+			if score > bestScore {
+				best, bestScore = k, score
+			}
+		}
+		if best < 0 {
+			panic("checker: trace replay: no successor of step " + itoa(j) + " is symmetric to the stored state" + nondetHint)
+		}
+		states = append(states, succ[best])
+		out = append(out, acts[best])
+	}
+	return states, out
+}
+
+// safetyTrace builds the counterexample of a safety violation.
+func (e *engine[S]) safetyTrace(v violation) *Trace {
+	path := e.pathTo(v.idx)
+	hops := e.parentHops(path)
+	lastProp := -1
+	if v.step {
+		hops = append(hops, hop{target: noIndex, pos: int(v.pos)})
+		lastProp = v.prop
+	}
+	canon, codes := e.canonWalk(path[0], hops)
+	states, acts := e.actualWalk(path[0], canon, codes, lastProp)
+	return e.makeTrace(e.violName(v), states, acts)
+}
+
+// makeTrace renders states (and the action codes between them) for the renderers.
+func (e *engine[S]) makeTrace(prop string, states []S, acts []uint64) *Trace {
+	t := &Trace{Property: prop, Vars: e.m.Vars(), Loop: -1}
+	if e.ev != nil {
+		t.Actors = e.ev.Actors()
+	}
+	kinds := e.m.ActionKinds()
+	var buf []byte
+	for j := range states {
+		ts := TraceState{Values: make([]string, len(t.Vars))}
+		for v := range t.Vars {
+			buf = e.m.AppendValue(&states[j], v, buf[:0])
+			ts.Values[v] = string(buf)
+		}
+		if j > 0 {
+			a := acts[j-1]
+			ts.Action = e.m.ActionName(a)
+			ts.Kind = kindName(kinds, e.m.ActionKind(a))
+			if e.ev != nil {
+				ts.Events = string(e.ev.AppendEvents(&states[j-1], a, &states[j], nil))
+			}
+		}
+		t.States = append(t.States, ts)
+	}
+	return t
+}
+
+func kindName(kinds []string, k int) string {
+	if k >= 0 && k < len(kinds) {
+		return kinds[k]
+	}
+	return ""
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

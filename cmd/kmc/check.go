@@ -1,0 +1,451 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"kmc/checker"
+	"kmc/specs"
+	"kmc/traces"
+)
+
+const checkSynopsis = "kmc check SPEC [--check NAME] [--set key=value]... [flags]"
+
+const checkExamples = `  kmc check specs/twophase.toml
+  kmc check specs/twophase.toml --check buggy --out out/
+  kmc check specs/twophase.toml --set rms=5 --workers 2
+  kmc check specs/twophase.toml --check fixed --max-states 100
+`
+
+// checkFlags are the flags of kmc check.
+type checkFlags struct {
+	check      string
+	sets       []string
+	workers    int
+	maxStates  int64
+	maxDepth   int
+	memory     string
+	timeBudget string
+	deadlock   bool
+	symmetry   bool
+	fullStates bool
+	out        string
+	format     string
+}
+
+// newStop returns a channel closed on SIGINT and a function that stops listening. Tests
+// replace it.
+var newStop = func() (<-chan struct{}, func()) {
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			close(stop)
+		case <-done:
+		}
+	}()
+	return stop, func() { signal.Stop(sig); close(done) }
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	var f checkFlags
+	fs := newFlags("check", checkSynopsis, checkExamples, stdout)
+	fs.StringVar(&f.check, "check", "", "run only the check called `NAME` (default: every check of the spec)")
+	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`: a constant or fault by name (rms=4) or a path (limits.max_states=1000); repeatable")
+	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
+	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
+	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else 60% of RAM)")
+	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
+	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
+	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
+	fs.StringVar(&f.out, "out", "", "write the counterexample of each violated check under `DIR`/CHECK/")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "check", "want one spec file, got %d arguments", fs.NArg())
+	}
+	if f.format != "text" && f.format != "json" {
+		return usageError(stderr, "check", "--format must be text or json (got %q)", f.format)
+	}
+	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 {
+		return usageError(stderr, "check", "--workers, --max-states and --max-depth must not be negative")
+	}
+	var over checker.Options
+	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
+	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
+	if f.memory != "" {
+		n, err := specs.ParseSize(f.memory)
+		if err != nil {
+			return usageError(stderr, "check", "--memory: %v (got %q)", err, f.memory)
+		}
+		over.MemoryBytes = n
+	}
+	if f.timeBudget != "" {
+		d, err := specs.ParseDuration(f.timeBudget)
+		if err != nil {
+			return usageError(stderr, "check", "--time: %v (got %q)", err, f.timeBudget)
+		}
+		over.Time = d
+	}
+	path := fs.Arg(0)
+	spec, code := loadSpec(path, f.sets, stderr)
+	if spec == nil {
+		return code
+	}
+	if over.Symmetry && !spec.Family.Symmetry {
+		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction", spec.Model)
+	}
+	checks := spec.Checks
+	if f.check != "" {
+		c, ok := spec.CheckByName(f.check)
+		if !ok {
+			var names []string
+			for _, c := range spec.Checks {
+				names = append(names, c.Name)
+			}
+			fmt.Fprintf(stderr, "kmc: check: %s has no check %q\n", path, f.check)
+			hint(stderr, "its checks are: "+strings.Join(names, ", "))
+			return exitUsage
+		}
+		checks = []specs.Check{*c}
+	}
+
+	forceMemory := over.MemoryBytes != 0
+	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
+		over.MemoryBytes = defaultMemory()
+	}
+	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
+		// The Go runtime's soft limit, a quarter above the engine's budget for its tables.
+		prev := debug.SetMemoryLimit(mem + mem/4)
+		defer debug.SetMemoryLimit(prev)
+	}
+	stop, release := newStop()
+	defer release()
+	over.Stop = stop
+
+	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}
+	result := exitOK
+	for i := range checks {
+		c := &checks[i]
+		r, opts, err := spec.Runnable(c)
+		if err != nil {
+			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
+			hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
+			return exitUsage
+		}
+		opts = specs.MergeOptions(opts, over, forceMemory)
+		if opts.Workers == 0 {
+			opts.Workers = runtime.NumCPU()
+		}
+		opts.Progress = out.progress
+		if i > 0 && !out.json {
+			fmt.Fprintln(stdout)
+		}
+		out.start(spec, c, opts)
+		res := r.Check(opts)
+		files := []string{}
+		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
+			files, err = writeOutputs(filepath.Join(f.out, c.Name), res.Trace, f.fullStates)
+			if err != nil {
+				fmt.Fprintf(stderr, "kmc: check: %v\n", err)
+				return exitInternal
+			}
+		}
+		out.done(spec, c, res, files)
+		if code := exitCode(spec, res); result == exitOK || (result == exitIncomplete && code != exitOK) {
+			result = code
+		}
+		select {
+		case <-stop:
+			if !out.json {
+				fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+			}
+			return exitIncomplete
+		default:
+		}
+	}
+	if result == exitIncomplete && !out.json {
+		hint(stderr, "raise the limit that was hit (--max-states, --max-depth, --memory, --time) or shrink the spec's constants")
+	}
+	return result
+}
+
+// loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
+func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
+	spec, err := specs.Load(path, sets)
+	if err == nil {
+		return spec, exitOK
+	}
+	var list specs.ErrorList
+	if errors.As(err, &list) {
+		fmt.Fprintln(stderr, list.Error())
+		n := "1 error"
+		if len(list) != 1 {
+			n = strconv.Itoa(len(list)) + " errors"
+		}
+		fmt.Fprintf(stderr, "kmc: %s: %s\n", path, n)
+		hint(stderr, "run 'kmc list' for the models' constants, switches and properties")
+		return nil, exitUsage
+	}
+	fmt.Fprintf(stderr, "kmc: %v\n", err)
+	if errors.Is(err, os.ErrNotExist) {
+		hint(stderr, "spec files are under specs/; run 'kmc suite specs/' to run them all")
+	}
+	return nil, exitInternal
+}
+
+// exitCode maps a result to the exit code: 0 ok, 3 incomplete, 11 deadlock, 12 safety
+// and 13 liveness violation.
+func exitCode(spec *specs.Spec, res checker.Result) int {
+	switch res.Verdict {
+	case checker.OK:
+		return exitOK
+	case checker.Violated:
+		if res.Property == specs.DeadlockProperty {
+			return exitDeadlock
+		}
+		if spec.PropertyKind(res.Property).Liveness() {
+			return exitLiveness
+		}
+		return exitSafety
+	}
+	return exitIncomplete
+}
+
+// defaultMemory is the default memory budget: 60% of MemTotal in /proc/meminfo, or 0 (no
+// budget) when it cannot be read.
+func defaultMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024 / 10 * 6
+		}
+	}
+	return 0
+}
+
+// writeOutputs writes the rendered counterexample into dir and returns the paths written.
+// Each file is written all-or-nothing.
+func writeOutputs(dir string, t *checker.Trace, full bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write trace: %w", err)
+	}
+	var b strings.Builder
+	if err := traces.Text(&b, t, traces.TextOptions{FullStates: full}); err != nil {
+		return nil, fmt.Errorf("write trace: %w", err)
+	}
+	p := filepath.Join(dir, "trace.txt")
+	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
+		return nil, err
+	}
+	return []string{p}, nil
+}
+
+// writeFileAtomic writes data to a temporary file in path's folder and renames it.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// checkOutput prints a check's progress and result as TLC-style text or as JSON events.
+type checkOutput struct {
+	w, stderr io.Writer
+	json      bool
+	full      bool
+	last      checker.Stats // at the previous progress report
+}
+
+func (o *checkOutput) event(v map[string]any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("kmc: marshal event: " + err.Error()) // only plain values are marshalled
+	}
+	fmt.Fprintf(o.w, "%s\n", b)
+}
+
+func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Options) {
+	o.last = checker.Stats{}
+	if o.json {
+		o.event(map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
+			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers})
+		return
+	}
+	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
+	workers := "1 worker"
+	if opts.Workers != 1 {
+		workers = strconv.Itoa(opts.Workers) + " workers"
+	}
+	fmt.Fprintf(o.w, "Running breadth-first search with %s.\n", workers)
+}
+
+// configString describes a check's configuration: constants, faults and fixes.
+func configString(spec *specs.Spec, c *specs.Check) string {
+	var parts []string
+	for _, ps := range [][]specs.Param{spec.Family.Constants, spec.Family.Faults} {
+		for _, p := range ps {
+			parts = append(parts, p.Name+"="+paramValue(p, c.Config.Values[p.Name]))
+		}
+	}
+	fixes := "none"
+	if len(c.Fixes) > 0 {
+		fixes = strings.Join(c.Fixes, ",")
+	}
+	return strings.Join(append(parts, "fixes="+fixes), " ")
+}
+
+func paramValue(p specs.Param, v int) string {
+	switch p.Kind {
+	case specs.Bool:
+		return strconv.FormatBool(v != 0)
+	case specs.Enum:
+		if v >= 0 && v < len(p.Enum) {
+			return p.Enum[v]
+		}
+	}
+	return strconv.Itoa(v)
+}
+
+func (o *checkOutput) progress(st checker.Stats) {
+	rate := 0.0
+	if dt := (st.Elapsed - o.last.Elapsed).Seconds(); dt > 0 {
+		rate = float64(st.Distinct-o.last.Distinct) / dt
+	}
+	o.last = st
+	if o.json {
+		o.event(map[string]any{"event": "progress", "depth": st.Depth, "generated": st.Generated,
+			"distinct": st.Distinct, "queue": st.Queue, "distinct_per_second": int64(rate)})
+		return
+	}
+	fmt.Fprintf(o.stderr, "Progress(%d): %d states generated, %d distinct states found, %d states left on queue, %.0f distinct states/s.\n",
+		st.Depth, st.Generated, st.Distinct, st.Queue, rate)
+}
+
+func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string) {
+	if o.json {
+		if res.Trace != nil {
+			o.event(map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
+				"trace": traceJSON(res.Trace), "files": files})
+		}
+		st := res.Stats
+		o.event(map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
+			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
+			"matches": len(c.Compare(res)) == 0,
+			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
+				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
+				"memory_bytes": st.MemoryBytes, "workers": st.Workers}})
+		return
+	}
+	w := o.w
+	switch res.Verdict {
+	case checker.OK:
+		fmt.Fprintln(w, "Model checking completed. No error has been found.")
+	case checker.Violated:
+		fmt.Fprintln(w, violationHeadline(spec, res))
+		if res.Trace != nil {
+			fmt.Fprintln(w, "Error: The behavior up to this point is:")
+			if err := traces.Text(w, res.Trace, traces.TextOptions{FullStates: o.full}); err != nil {
+				fmt.Fprintf(o.stderr, "kmc: check: %v\n", err)
+			}
+		}
+	case checker.Incomplete:
+		fmt.Fprintf(w, "Search stopped before it was complete: %s.\n", orUnknown(res.Reason))
+	}
+	st := res.Stats
+	fmt.Fprintf(w, "%d states generated, %d distinct states found, %d states left on queue.\n", st.Generated, st.Distinct, st.Queue)
+	if res.Verdict == checker.Incomplete {
+		fmt.Fprintf(w, "The depth of the partial state graph search is %d.\n", st.Depth)
+	} else {
+		fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", st.Depth)
+	}
+	fmt.Fprintln(w, "The probability that a fingerprint collision hid a state:")
+	fmt.Fprintf(w, "  calculated (optimistic):  val = %.1E\n", st.Collision)
+	fmt.Fprintf(w, "Finished in %s.\n", specs.FormatElapsed(st.Elapsed))
+	for _, p := range files {
+		fmt.Fprintf(w, "Wrote %s\n", p)
+	}
+	got := specs.Outcome(res.Verdict, res.Property)
+	if diffs := c.Compare(res); len(diffs) > 0 {
+		fmt.Fprintf(w, "Result: %s; the spec expects %s (%s)\n", got, c.Expected(), strings.Join(diffs, "; "))
+	} else {
+		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "a limit was hit"
+	}
+	return s
+}
+
+// violationHeadline is TLC's first line for a violation.
+func violationHeadline(spec *specs.Spec, res checker.Result) string {
+	if res.Property == specs.DeadlockProperty {
+		return "Error: Deadlock reached."
+	}
+	switch k := spec.PropertyKind(res.Property); {
+	case k.Liveness():
+		return "Error: Temporal property " + res.Property + " is violated."
+	case k == checker.ActionProperty:
+		return "Error: Action property " + res.Property + " is violated."
+	case k == checker.Sometimes:
+		return "Error: Property " + res.Property + " is vacuous: no reachable state satisfies it."
+	}
+	return "Error: Invariant " + res.Property + " is violated."
+}
+
+// traceJSON is a trace as plain JSON values, with each variable's ITF value inline.
+func traceJSON(t *checker.Trace) map[string]any {
+	states := make([]map[string]any, len(t.States))
+	for i, st := range t.States {
+		vals := map[string]json.RawMessage{}
+		for v, val := range st.Values {
+			vals[t.Vars[v]] = json.RawMessage(val)
+		}
+		states[i] = map[string]any{"action": st.Action, "kind": st.Kind, "values": vals}
+	}
+	return map[string]any{"property": t.Property, "vars": t.Vars, "states": states, "loop": t.Loop,
+		"back_action": t.BackAction, "stutter": t.Stutter}
+}

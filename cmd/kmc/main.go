@@ -1,0 +1,135 @@
+// Command kmc is an explicit-state model checker in the style of TLC whose main model is
+// Kafka's replication protocol. See README.md, or run kmc help.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes, as TLC numbers them where TLC has one.
+const (
+	exitOK         = 0  // no violation
+	exitInternal   = 1  // internal or I/O failure (for kmc suite: a check differs from its spec)
+	exitUsage      = 2  // bad usage or bad spec
+	exitIncomplete = 3  // a limit was hit: partial statistics
+	exitDeadlock   = 11 // a reachable state has no successor
+	exitSafety     = 12 // an invariant or action property is violated
+	exitLiveness   = 13 // a liveness property is violated
+)
+
+// command is one subcommand. run gets the arguments after the subcommand's name.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is the dispatch table, in the order kmc help lists them.
+var commands = []command{
+	{"check", "check a spec's properties and print counterexamples", runCheck},
+	{"suite", "run every check of every spec under a folder and compare with its expectation", runSuite},
+	{"list", "list the model families: constants, faults, switches and properties", runList},
+	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
+	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			if c, ok := lookup(args[1]); ok {
+				return c.run([]string{"--help"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "kmc: help: unknown command %q\n", args[1])
+			hint(stderr, "run 'kmc help' for the list of commands")
+			return exitUsage
+		}
+		usage(stdout)
+		return exitOK
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "kmc: unknown command %q\n", name)
+		hint(stderr, "run 'kmc help' for the list of commands")
+		return exitUsage
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "kmc is an explicit-state model checker for Kafka's replication protocol.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  kmc COMMAND [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Examples:")
+	fmt.Fprintln(w, "  kmc check specs/twophase.toml")
+	fmt.Fprintln(w, "  kmc suite specs/")
+	fmt.Fprintln(w, "  kmc list")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'kmc help COMMAND' for a command's flags.")
+}
+
+// hint prints the one-line suggestion of what to try next after a failure.
+func hint(w io.Writer, text string) { fmt.Fprintf(w, "hint: %s\n", text) }
+
+// newFlags makes a command's flag set in ContinueOnError mode. Its help (for --help) goes
+// to stdout; parse errors are returned, not printed.
+func newFlags(name, synopsis, examples string, stdout io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage:\n  %s\n\nFlags:\n", synopsis)
+		fmt.Fprint(w, fs.FlagUsages())
+		fmt.Fprintf(w, "\nExamples:\n%s", examples)
+	}
+	return fs
+}
+
+// parseFlags parses args; it reports (code, false) when the command must return at once:
+// exit 0 after --help (help goes to stdout), exit 2 after a bad flag.
+func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) { // pflag has printed the help
+		return exitOK, false
+	}
+	if err != nil {
+		return usageError(stderr, fs.Name(), "%v", err), false
+	}
+	return 0, true
+}
+
+// usageError reports a usage problem found after flag parsing.
+func usageError(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "kmc: %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	hint(stderr, "run 'kmc help "+cmd+"' for usage")
+	return exitUsage
+}

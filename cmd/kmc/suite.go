@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"kmc/checker"
+	"kmc/specs"
+)
+
+const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE]"
+
+const suiteExamples = `  kmc suite specs/
+  kmc suite specs/ --workers 1
+`
+
+func runSuite(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
+	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
+	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: 60% of RAM)")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "suite", "want one folder of spec files, got %d arguments", fs.NArg())
+	}
+	if *workers < 0 {
+		return usageError(stderr, "suite", "--workers must not be negative (got %d)", *workers)
+	}
+	opts := checker.Options{Workers: *workers, MemoryBytes: defaultMemory()}
+	if *memory != "" {
+		n, err := specs.ParseSize(*memory)
+		if err != nil {
+			return usageError(stderr, "suite", "--memory: %v (got %q)", err, *memory)
+		}
+		opts.MemoryBytes = n
+	}
+	stop, release := newStop()
+	defer release()
+	opts.Stop = stop
+	rep, err := specs.RunSuite(fs.Arg(0), opts, stdout)
+	if err != nil {
+		var list specs.ErrorList
+		if errors.As(err, &list) { // every spec's errors, joined
+			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(stderr, "kmc: suite: bad spec files; nothing was run")
+			hint(stderr, "fix the errors above; 'kmc check FILE' shows one spec's errors")
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "kmc: suite: %v\n", err)
+		return exitInternal
+	}
+	if rep.Mismatches > 0 {
+		hint(stderr, "run 'kmc check SPEC --check NAME' for a differing check's statistics and counterexample")
+		return exitInternal
+	}
+	return exitOK
+}

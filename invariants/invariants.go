@@ -1,0 +1,277 @@
+// Package invariants holds the Kafka model's properties as descriptor values, the way
+// analyzers are values in golang.org/x/tools/go/analysis: each has a name, a doc saying
+// what it rules out, its kind, its reference (JIRA issue or KIP) and a function building
+// the checker.Property for a model.
+package invariants
+
+import (
+	"kmc/checker"
+	"kmc/model"
+)
+
+// Descriptor describes one property of the Kafka model.
+type Descriptor struct {
+	Name string
+	Doc  string
+	Kind checker.Kind
+	Ref  string
+	// Build returns the property for model m.
+	Build func(m *model.Model) checker.Property[model.State]
+}
+
+// All lists the properties, in a fixed order.
+func All() []Descriptor {
+	return []Descriptor{
+		NoCommittedDataLoss,
+		NoPermanentDivergence,
+		LogMatching,
+		LeaderInISR,
+		OneLeaderPerEpoch,
+		HighWatermarkMonotonic,
+		EpochCacheMatchesLog,
+		FollowerEventuallyCatchesUp,
+	}
+}
+
+// ByName returns the property called name.
+func ByName(name string) (Descriptor, bool) {
+	for _, d := range All() {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
+
+func invariant(name string, f func(m *model.Model, s *model.State) bool) func(m *model.Model) checker.Property[model.State] {
+	return func(m *model.Model) checker.Property[model.State] {
+		return checker.Property[model.State]{Name: name, Kind: checker.Invariant,
+			State: func(s *model.State) bool { return f(m, s) }}
+	}
+}
+
+// NoCommittedDataLoss: every acknowledged record is still at its offset on the leader and
+// on every live ISR member.
+var NoCommittedDataLoss = Descriptor{
+	Name: "NoCommittedDataLoss",
+	Doc: "every record acknowledged to an acks=all producer (the leader's high watermark passed it) " +
+		"is still at its offset on the controller's leader and on every live member of the controller's ISR; " +
+		"rules out the data loss of KIP-101's high-watermark truncation and of an unsafe election. " +
+		"Members that are down are not checked (an unclean crash may lose unflushed data: Kafka relies on " +
+		"replication, not fsync)",
+	Kind:  checker.Invariant,
+	Ref:   "KIP-101",
+	Build: invariant("NoCommittedDataLoss", noCommittedDataLoss),
+}
+
+func noCommittedDataLoss(m *model.Model, s *model.State) bool {
+	for id := 0; id < m.C.MaxRecords; id++ {
+		if s.Acked[id] == 0 {
+			continue
+		}
+		off := s.Acked[id] - 1
+		for b := 0; b < m.C.Brokers; b++ {
+			r := &s.B[b]
+			member := int(s.Ctrl.Leader) == b+1 || s.Ctrl.ISR&(1<<b) != 0
+			if !member || !r.Alive {
+				continue
+			}
+			if off >= r.LEO || r.Log[off].ID != uint8(id+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NoPermanentDivergence: any two replicas hold the same record at every offset below
+// both of their high watermarks.
+var NoPermanentDivergence = Descriptor{
+	Name: "NoPermanentDivergence",
+	Doc: "any two replicas hold the same record at every offset below both of their high watermarks " +
+		"(Vanlightly's LogMatchingProperty): what a consumer of either replica reads as committed is the same. " +
+		"DESIGN lists equal (offset, epoch) implies equal prefix as its second clause; that clause is the " +
+		"separate property LogMatching, so that this one's counterexample shows a wrong record below the " +
+		"high watermark (KAFKA-18723: a fetch response mixing two log versions)",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-18723",
+	Build: invariant("NoPermanentDivergence", noPermanentDivergence),
+}
+
+func noPermanentDivergence(m *model.Model, s *model.State) bool {
+	for i := 0; i < m.C.Brokers; i++ {
+		for j := i + 1; j < m.C.Brokers; j++ {
+			a, b := &s.B[i], &s.B[j]
+			hw := min(a.HW, b.HW)
+			for o := uint8(0); o < hw; o++ {
+				if a.Log[o] != b.Log[o] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// LogMatching: Raft's Log Matching on (offset, epoch).
+var LogMatching = Descriptor{
+	Name: "LogMatching",
+	Doc: "if two replicas hold records of the same leader epoch at the same offset, their logs are equal " +
+		"up to and including that offset (Raft's Log Matching, KAFKA-NOTES §8 EpochOffsetLogMatching). " +
+		"A diagnostic: it flags KAFKA-18723 as soon as a mixed response is appended, before any high " +
+		"watermark passes the wrong record; the second clause of DESIGN's NoPermanentDivergence",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-18723",
+	Build: invariant("LogMatching", logMatching),
+}
+
+func logMatching(m *model.Model, s *model.State) bool {
+	for i := 0; i < m.C.Brokers; i++ {
+		for j := i + 1; j < m.C.Brokers; j++ {
+			a, b := &s.B[i], &s.B[j]
+			n := min(a.LEO, b.LEO)
+			// The last offset where the epochs agree must have an equal prefix.
+			for o := int(n) - 1; o >= 0; o-- {
+				if a.Log[o].Epoch != b.Log[o].Epoch {
+					continue
+				}
+				for p := 0; p <= o; p++ {
+					if a.Log[p] != b.Log[p] {
+						return false
+					}
+				}
+				break
+			}
+		}
+	}
+	return true
+}
+
+// LeaderInISR: the controller's leader is in its ISR, and a broker acting as leader is in
+// its own ISR.
+var LeaderInISR = Descriptor{
+	Name: "LeaderInISR",
+	Doc: "the controller's leader is a member of the controller's ISR, and every broker acting as leader " +
+		"has itself in its ISR; rules out electing or keeping a leader outside the ISR (unclean election is " +
+		"disabled) and an AlterPartition that drops the leader",
+	Kind:  checker.Invariant,
+	Ref:   "KIP-497",
+	Build: invariant("LeaderInISR", leaderInISR),
+}
+
+func leaderInISR(m *model.Model, s *model.State) bool {
+	if l := s.Ctrl.Leader; l != 0 && s.Ctrl.ISR&(1<<(l-1)) == 0 {
+		return false
+	}
+	for b := 0; b < m.C.Brokers; b++ {
+		if r := &s.B[b]; r.Role == model.RoleLeader && r.ISR&(1<<b) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// OneLeaderPerEpoch: no two brokers act as leader in the same leader epoch.
+var OneLeaderPerEpoch = Descriptor{
+	Name: "OneLeaderPerEpoch",
+	Doc: "no two brokers act as leader in the same leader epoch; rules out two leaders writing records " +
+		"stamped with one epoch, which would make (offset, epoch) ambiguous and break the divergence check",
+	Kind:  checker.Invariant,
+	Ref:   "KIP-101",
+	Build: invariant("OneLeaderPerEpoch", oneLeaderPerEpoch),
+}
+
+func oneLeaderPerEpoch(m *model.Model, s *model.State) bool {
+	var seen uint16
+	for b := 0; b < m.C.Brokers; b++ {
+		if r := &s.B[b]; r.Role == model.RoleLeader {
+			if seen&(1<<r.Epoch) != 0 {
+				return false
+			}
+			seen |= 1 << r.Epoch
+		}
+	}
+	return true
+}
+
+// HighWatermarkMonotonic: a leader's high watermark never goes down within its epoch.
+var HighWatermarkMonotonic = Descriptor{
+	Name: "HighWatermarkMonotonic",
+	Doc: "on every step, a broker that leads the same epoch before and after has a high watermark at least " +
+		"as high as before (Partition.maybeIncrementLeaderHW only raises it); a follower's high watermark " +
+		"is min(leader's, own LEO) and may go down, so it is not checked",
+	Kind: checker.ActionProperty,
+	Ref:  "KAFKA-15583",
+	Build: func(m *model.Model) checker.Property[model.State] {
+		return checker.Property[model.State]{Name: "HighWatermarkMonotonic", Kind: checker.ActionProperty,
+			Step: func(from *model.State, _ uint64, to *model.State) bool {
+				for b := 0; b < m.C.Brokers; b++ {
+					x, y := &from.B[b], &to.B[b]
+					if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
+						return false
+					}
+				}
+				return true
+			}}
+	},
+}
+
+// EpochCacheMatchesLog: every replica's leader-epoch cache describes its log.
+var EpochCacheMatchesLog = Descriptor{
+	Name: "EpochCacheMatchesLog",
+	Doc: "on every replica, every epoch carried by a batch in the log has a cache entry, and the cache's " +
+		"floor entry for each batch's offset is that batch's epoch. A diagnostic: an unclean restart with a " +
+		"stale leader-epoch checkpoint and partial recovery breaks it, the precondition of the KAFKA-13077 " +
+		"fetch loop (endOffsetFor answers a missing epoch with an older one)",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-13077",
+	Build: invariant("EpochCacheMatchesLog", epochCacheMatchesLog),
+}
+
+func epochCacheMatchesLog(m *model.Model, s *model.State) bool {
+	for b := 0; b < m.C.Brokers; b++ {
+		if !s.B[b].CacheMatchesLog() {
+			return false
+		}
+	}
+	return true
+}
+
+// FollowerEventuallyCatchesUp: a live follower of a leader that stays leader reaches the
+// leader's log end offset.
+var FollowerEventuallyCatchesUp = Descriptor{
+	Name: "FollowerEventuallyCatchesUp",
+	Doc: "for every follower f: when f is live and follows a live leader in the leader's epoch, then f " +
+		"eventually reaches the leader's log end offset, unless the leader changes, a broker goes down or " +
+		"the epoch moves on (P ~> Q under weak fairness of the protocol steps). Rules out an endless fetch, " +
+		"diverging answer, truncate loop (KAFKA-13077)",
+	Kind:  checker.LeadsTo,
+	Ref:   "KAFKA-13077",
+	Build: followerCatchesUp,
+}
+
+// behind reports whether some live follower follows the controller's leader, which is live
+// and leading in that epoch, and has not reached the leader's log end offset.
+func behind(m *model.Model, s *model.State) bool {
+	l := int(s.Ctrl.Leader) - 1
+	if l < 0 {
+		return false
+	}
+	lr := &s.B[l]
+	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+		return false
+	}
+	for f := 0; f < m.C.Brokers; f++ {
+		r := &s.B[f]
+		if f != l && r.Alive && r.Role == model.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
+			return true
+		}
+	}
+	return false
+}
+
+func followerCatchesUp(m *model.Model) checker.Property[model.State] {
+	return checker.Property[model.State]{Name: "FollowerEventuallyCatchesUp", Kind: checker.LeadsTo,
+		P: func(s *model.State) bool { return behind(m, s) },
+		Q: func(s *model.State) bool { return !behind(m, s) }}
+}

@@ -1,0 +1,166 @@
+package invariants
+
+import (
+	"testing"
+
+	"kmc/checker"
+	"kmc/model"
+)
+
+func newModel(t *testing.T, brokers, records int) *model.Model {
+	t.Helper()
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords = brokers, records
+	m, err := model.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// withLog sets broker b's log to es and its HW to hw.
+func withLog(s *model.State, b int, hw uint8, es ...model.Entry) {
+	r := &s.B[b]
+	r.Log = [model.MaxLog]model.Entry{}
+	copy(r.Log[:], es)
+	r.LEO, r.HW = uint8(len(es)), hw
+}
+
+// Reference: each property's Ref (KIP-101, KAFKA-18723, KAFKA-13077, KIP-497).
+func TestInvariants(t *testing.T) {
+	m := newModel(t, 3, 3)
+	base := m.Init(nil)[0]
+	e := func(epoch, id uint8) model.Entry { return model.Entry{Epoch: epoch, ID: id} }
+	tests := []struct {
+		name string
+		d    Descriptor
+		edit func(s *model.State)
+		want bool
+	}{
+		{"initial state", NoCommittedDataLoss, func(s *model.State) {}, true},
+		{"acked record on leader and ISR", NoCommittedDataLoss, func(s *model.State) {
+			s.Acked[0] = 1
+			for b := 0; b < 3; b++ {
+				withLog(s, b, 1, e(1, 1))
+			}
+		}, true},
+		{"acked record missing on an ISR member", NoCommittedDataLoss, func(s *model.State) {
+			s.Acked[0] = 1
+			withLog(s, 0, 1, e(1, 1))
+			withLog(s, 1, 1, e(1, 1))
+		}, false},
+		{"acked record missing on a member that is down", NoCommittedDataLoss, func(s *model.State) {
+			s.Acked[0] = 1
+			withLog(s, 0, 1, e(1, 1))
+			withLog(s, 1, 1, e(1, 1))
+			s.B[2].Alive = false
+		}, true},
+		{"acked record replaced at its offset", NoCommittedDataLoss, func(s *model.State) {
+			s.Acked[0] = 1
+			for b := 0; b < 3; b++ {
+				withLog(s, b, 1, e(1, 1))
+			}
+			withLog(s, 0, 1, e(2, 2))
+		}, false},
+		{"logs differ above the HWs", NoPermanentDivergence, func(s *model.State) {
+			withLog(s, 0, 1, e(1, 1), e(1, 2))
+			withLog(s, 1, 1, e(1, 1), e(2, 3))
+		}, true},
+		{"logs differ below both HWs", NoPermanentDivergence, func(s *model.State) {
+			withLog(s, 0, 2, e(1, 1), e(1, 2))
+			withLog(s, 1, 2, e(1, 1), e(2, 3))
+		}, false},
+		{"KAFKA-18723 mixed log", LogMatching, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(2, 4))
+			withLog(s, 2, 0, e(2, 3), e(2, 4))
+		}, false},
+		{"diverging suffix", LogMatching, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(1, 2))
+			withLog(s, 2, 0, e(1, 1), e(2, 3))
+		}, true},
+		{"initial state", LeaderInISR, func(s *model.State) {}, true},
+		{"controller leader outside its ISR", LeaderInISR, func(s *model.State) { s.Ctrl.ISR = 0b110 }, false},
+		{"acting leader outside its own ISR", LeaderInISR, func(s *model.State) { s.B[0].ISR, s.B[0].MaxISR = 0b110, 0b110 }, false},
+		{"two leaders in different epochs", OneLeaderPerEpoch, func(s *model.State) {
+			s.B[1].Role, s.B[1].Epoch = model.RoleLeader, 2
+		}, true},
+		{"two leaders in one epoch", OneLeaderPerEpoch, func(s *model.State) { s.B[1].Role = model.RoleLeader }, false},
+		{"cache matches log", EpochCacheMatchesLog, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(2, 2))
+			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
+			s.B[1].Cache[1] = model.EpochEntry{Epoch: 2, Start: 1}
+			s.B[1].NCache = 2
+		}, true},
+		{"epoch missing from the cache (KAFKA-13077)", EpochCacheMatchesLog, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(2, 2), e(3, 3))
+			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
+			s.B[1].Cache[1] = model.EpochEntry{Epoch: 3, Start: 2}
+			s.B[1].NCache = 2
+		}, false},
+	}
+	for _, tt := range tests {
+		s := base
+		tt.edit(&s)
+		p := tt.d.Build(m)
+		if got := p.State(&s); got != tt.want {
+			t.Errorf("%s: %s = %v, want %v", tt.d.Name, tt.name, got, tt.want)
+		}
+	}
+}
+
+// Reference: KAFKA-15583 (the leader's HW only rises within an epoch).
+func TestHighWatermarkMonotonic(t *testing.T) {
+	m := newModel(t, 2, 2)
+	from := m.Init(nil)[0]
+	withLog(&from, 0, 2, model.Entry{Epoch: 1, ID: 1}, model.Entry{Epoch: 1, ID: 2})
+	p := HighWatermarkMonotonic.Build(m)
+	down := from
+	down.B[0].HW = 1
+	newEpoch := down
+	newEpoch.B[0].Epoch = 2
+	tests := []struct {
+		name string
+		to   model.State
+		want bool
+	}{
+		{"unchanged", from, true},
+		{"HW down in the same epoch", down, false},
+		{"HW down in a new epoch", newEpoch, true},
+	}
+	for _, tt := range tests {
+		if got := p.Step(&from, 0, &tt.to); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Reference: KAFKA-13077 (the follower behind a stable leader is what the lasso keeps).
+func TestFollowerEventuallyCatchesUp(t *testing.T) {
+	m := newModel(t, 2, 2)
+	s := m.Init(nil)[0]
+	p := FollowerEventuallyCatchesUp.Build(m)
+	if p.Kind != checker.LeadsTo || p.P(&s) || !p.Q(&s) {
+		t.Fatalf("initial state: kind %s, P %v, Q %v; want leadsto, false, true", p.Kind, p.P(&s), p.Q(&s))
+	}
+	withLog(&s, 0, 0, model.Entry{Epoch: 1, ID: 1})
+	if !p.P(&s) || p.Q(&s) {
+		t.Errorf("follower behind: P %v, Q %v; want true, false", p.P(&s), p.Q(&s))
+	}
+	s.B[0].Alive = false
+	if p.P(&s) {
+		t.Errorf("leader down: P = true, want false")
+	}
+}
+
+func TestDescriptors(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range All() {
+		if d.Name == "" || d.Doc == "" || d.Ref == "" || d.Build == nil || seen[d.Name] {
+			t.Errorf("descriptor %q: missing field or duplicate", d.Name)
+		}
+		seen[d.Name] = true
+		if p := d.Build(newModel(t, 2, 1)); p.Name != d.Name || p.Kind != d.Kind {
+			t.Errorf("%s: built %s of kind %s, want kind %s", d.Name, p.Name, p.Kind, d.Kind)
+		}
+	}
+}

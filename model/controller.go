@@ -1,0 +1,167 @@
+package model
+
+// The controller: one, always correct (no failover yet). It handles broker failure and
+// startup, elects leaders from the live ISR, validates AlterPartition and sends
+// LeaderAndIsr. Its state is the Controller struct, kept apart so that a later model can
+// add controller incarnations, a metadata store with zkVersion and controller epochs.
+//
+// Kafka: core/src/main/scala/kafka/controller/KafkaController.scala (ZooKeeper mode) and
+// metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java (KRaft).
+// Where they differ the model follows KRaft: an ISR change bumps the partition epoch but
+// not the leader epoch (KAFKA-15021).
+
+// controllerSteps generates the controller's steps that concern broker b.
+func (m *Model) controllerSteps(g *gen, b int) {
+	s := g.s
+	c := &s.Ctrl
+	// ControllerHandleAlterPartition(b).
+	if i := s.Net.find(MsgAlterPartition, uint8(b), CtrlID); i >= 0 {
+		t := g.emit(act1(KindControllerHandleAlterPartition, b))
+		m.handleAlterPartition(t, i)
+	}
+	r := &s.B[b]
+	// ControllerHandleBrokerFailure(b). Kafka: KafkaController.onBrokerFailure ->
+	// onReplicasBecomeOffline (KRaft: ReplicationControlManager.handleBrokerFenced).
+	if has(c.Live, b) && !r.Alive {
+		if nc, ok := m.brokerFailed(*c, b); ok {
+			t := g.emit(act1(KindControllerHandleBrokerFailure, b))
+			m.publish(t, nc, *c)
+		}
+	}
+	// ControllerHandleBrokerStartup(b). Kafka: KafkaController.onBrokerStartup (a broker
+	// that restarted before its failure was seen is "bounced": onBrokerFailure first); an
+	// offline partition whose ISR holds b elects it (OnlinePartition transition); b gets
+	// the partition's LeaderAndIsr.
+	if r.Alive && r.Register {
+		nc, ok := *c, true
+		if has(nc.Live, b) {
+			nc, ok = m.brokerFailed(nc, b)
+		}
+		if ok {
+			nc.Live |= bit(b)
+			if nc.Leader == 0 && has(nc.ISR, b) {
+				if int(nc.Epoch) >= m.C.MaxEpoch {
+					ok = false
+				}
+				nc.Leader = uint8(b) + 1
+				nc.Epoch++
+				nc.PEpoch++
+			}
+		}
+		if ok {
+			t := g.emit(act1(KindControllerHandleBrokerStartup, b))
+			t.B[b].Register = false
+			m.publish(t, nc, *c)
+			t.Net.sendLeaderAndIsr(leaderAndIsr(&nc, b))
+		}
+	}
+}
+
+// brokerFailed is the controller after it handles broker b's failure, and false when that
+// needs a leader epoch above max_epoch. If b led the partition, the new leader is the first
+// live ISR member in replica order (PartitionLeaderElectionAlgorithms.
+// offlinePartitionLeaderElection, unclean election disabled), or none; b leaves the ISR
+// unless it is its last member (ZooKeeper removeReplicasFromIsr; KRaft keeps the ISR
+// non-empty).
+func (m *Model) brokerFailed(c Controller, b int) (Controller, bool) {
+	c.Live &^= bit(b)
+	if c.Leader == uint8(b)+1 {
+		if int(c.Epoch) >= m.C.MaxEpoch {
+			return c, false
+		}
+		c.Leader = 0
+		for f := 0; f < m.nb(); f++ {
+			if f != b && has(c.ISR, f) && has(c.Live, f) {
+				c.Leader = uint8(f) + 1
+				break
+			}
+		}
+		c.Epoch++
+		c.PEpoch++
+	} else if !has(c.ISR, b) {
+		return c, true
+	} else {
+		c.PEpoch++
+	}
+	if c.ISR != bit(b) {
+		c.ISR &^= bit(b)
+	}
+	return c, true
+}
+
+// publish installs controller state nc in t and, when the partition changed, sends
+// LeaderAndIsr to every live broker.
+func (m *Model) publish(t *State, nc, old Controller) {
+	t.Ctrl = nc
+	if nc.Leader == old.Leader && nc.Epoch == old.Epoch && nc.PEpoch == old.PEpoch && nc.ISR == old.ISR {
+		return
+	}
+	for f := 0; f < m.nb(); f++ {
+		if has(nc.Live, f) {
+			t.Net.sendLeaderAndIsr(leaderAndIsr(&nc, f))
+		}
+	}
+}
+
+func leaderAndIsr(c *Controller, to int) Msg {
+	return Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(to), Epoch: c.Epoch, Off: c.PEpoch, Last: c.Leader, HW: c.ISR}
+}
+
+// handleAlterPartition validates the AlterPartition at index i and answers it.
+// Kafka: ReplicationControlManager.validateAlterPartitionData, in its order: leader epoch
+// below the controller's: FENCED_LEADER_EPOCH; not from the leader: INVALID_REQUEST;
+// partition epoch below: INVALID_UPDATE_VERSION; an ISR without the leader:
+// INVALID_REQUEST; an ISR member that is not live (fenced): INELIGIBLE_REPLICA. (A request
+// ahead of the controller, NOT_CONTROLLER, cannot happen with one correct controller.)
+// On success the ISR is committed with partition epoch + 1.
+func (m *Model) handleAlterPartition(t *State, i int) {
+	req := t.Net.Msgs[i]
+	t.Net.remove(i)
+	c := &t.Ctrl
+	resp := Msg{Kind: MsgAlterPartitionResponse, From: CtrlID, To: req.From}
+	switch {
+	case req.Epoch < c.Epoch:
+		resp.Err = ErrFencedLeaderEpoch
+	case c.Leader != req.From+1:
+		resp.Err = ErrInvalidRequest
+	case req.Off < c.PEpoch:
+		resp.Err = ErrInvalidUpdateVersion
+	case !has(req.HW, int(req.From)):
+		resp.Err = ErrInvalidRequest
+	case req.HW&^c.Live != 0:
+		resp.Err = ErrIneligibleReplica
+	default:
+		if req.HW != c.ISR {
+			c.ISR = req.HW
+			c.PEpoch++
+		}
+		resp.Epoch, resp.Off, resp.HW = c.Epoch, c.PEpoch, c.ISR
+	}
+	t.Net.add(resp)
+}
+
+// moveLeaderSteps generates ControllerMoveLeader(b), the fault "leader_change": an
+// operator-triggered leader change to live ISR member b (Kafka: preferred-replica election,
+// PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection; KRaft
+// ElectLeaders), bumping the leader epoch.
+func (m *Model) moveLeaderSteps(g *gen, b int) {
+	s := g.s
+	c := s.Ctrl
+	if !m.budget(s, FaultLeaderChange) || c.Leader == 0 || c.Leader == uint8(b)+1 ||
+		!has(c.ISR, b) || !has(c.Live, b) || !s.B[b].Alive || int(c.Epoch) >= m.C.MaxEpoch {
+		return
+	}
+	t := g.emit(act1(KindControllerMoveLeader, b))
+	t.Used[FaultLeaderChange]++
+	nc := c
+	nc.Leader, nc.Epoch, nc.PEpoch = uint8(b)+1, c.Epoch+1, c.PEpoch+1
+	m.publish(t, nc, c)
+}
+
+// faultSteps generates the faults that concern broker b.
+func (m *Model) faultSteps(g *gen, b int) {
+	m.shrinkSteps(g, b)
+	m.moveLeaderSteps(g, b)
+	m.crashSteps(g, b)
+	m.lossSteps(g, b)
+}

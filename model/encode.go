@@ -1,0 +1,751 @@
+package model
+
+import "strconv"
+
+// Canonical binary encoding, ITF JSON values and a readable text form of a State.
+
+// Encode appends the canonical encoding of s: the ghost and budget counters, the
+// controller, each broker (its leader state only when it leads, its log and cache entries
+// one byte each), then the network's messages in their sorted order.
+func (m *Model) Encode(s *State, buf []byte) []byte {
+	buf = append(buf, s.Written,
+		s.Used[0]<<4|s.Used[1], s.Used[2]<<4|s.Used[3], s.Used[4])
+	buf = append(buf, s.Acked[:m.C.MaxRecords]...)
+	c := &s.Ctrl
+	buf = append(buf, c.Leader<<4|c.Epoch, c.PEpoch, c.ISR, c.Live)
+	for b := 0; b < m.nb(); b++ {
+		r := &s.B[b]
+		var f uint8
+		if r.Alive {
+			f |= 1
+		}
+		if r.Register {
+			f |= 2
+		}
+		if r.Pending {
+			f |= 4
+		}
+		f |= r.Role<<3 | r.Fetch<<5
+		buf = append(buf, f, r.Leader<<4|r.Epoch, r.PEpoch, r.LastEp<<4|r.NCache, r.LEO<<4|r.HW)
+		if r.Role == RoleLeader {
+			buf = append(buf, r.ISR, r.MaxISR, r.LESO)
+			buf = append(buf, r.FLEO[:m.nb()]...)
+		}
+		for i := uint8(0); i < r.LEO; i++ {
+			buf = append(buf, r.Log[i].Epoch<<4|r.Log[i].ID)
+		}
+		for i := uint8(0); i < r.NCache; i++ {
+			buf = append(buf, r.Cache[i].Epoch<<4|r.Cache[i].Start)
+		}
+	}
+	buf = append(buf, s.Net.Len)
+	for i := 0; i < int(s.Net.Len); i++ {
+		g := &s.Net.Msgs[i]
+		buf = append(buf, g.Kind<<4|g.Err, g.From<<4|g.To, g.Epoch<<4|g.Last, g.Off, g.HW,
+			g.DivE<<4|g.N, g.DivO, g.End)
+		for k := uint8(0); k < g.N; k++ {
+			buf = append(buf, g.Recs[k].Epoch<<4|g.Recs[k].ID)
+		}
+	}
+	return buf
+}
+
+// Decode reads a state written by Encode into s.
+func (m *Model) Decode(buf []byte, s *State) {
+	*s = State{}
+	p := 0
+	next := func() uint8 { v := buf[p]; p++; return v }
+	s.Written = next()
+	v := next()
+	s.Used[0], s.Used[1] = v>>4, v&15
+	v = next()
+	s.Used[2], s.Used[3] = v>>4, v&15
+	s.Used[4] = next()
+	for i := 0; i < m.C.MaxRecords; i++ {
+		s.Acked[i] = next()
+	}
+	c := &s.Ctrl
+	v = next()
+	c.Leader, c.Epoch = v>>4, v&15
+	c.PEpoch, c.ISR, c.Live = next(), next(), next()
+	for b := 0; b < m.nb(); b++ {
+		r := &s.B[b]
+		f := next()
+		r.Alive, r.Register, r.Pending = f&1 != 0, f&2 != 0, f&4 != 0
+		r.Role, r.Fetch = f>>3&3, f>>5&3
+		v = next()
+		r.Leader, r.Epoch = v>>4, v&15
+		r.PEpoch = next()
+		v = next()
+		r.LastEp, r.NCache = v>>4, v&15
+		v = next()
+		r.LEO, r.HW = v>>4, v&15
+		if r.Role == RoleLeader {
+			r.ISR, r.MaxISR, r.LESO = next(), next(), next()
+			for f := 0; f < m.nb(); f++ {
+				r.FLEO[f] = next()
+			}
+		}
+		for i := uint8(0); i < r.LEO; i++ {
+			v = next()
+			r.Log[i] = Entry{Epoch: v >> 4, ID: v & 15}
+		}
+		for i := uint8(0); i < r.NCache; i++ {
+			v = next()
+			r.Cache[i] = EpochEntry{Epoch: v >> 4, Start: v & 15}
+		}
+	}
+	s.Net.Len = next()
+	for i := 0; i < int(s.Net.Len); i++ {
+		g := &s.Net.Msgs[i]
+		v = next()
+		g.Kind, g.Err = v>>4, v&15
+		v = next()
+		g.From, g.To = v>>4, v&15
+		v = next()
+		g.Epoch, g.Last = v>>4, v&15
+		g.Off, g.HW = next(), next()
+		v = next()
+		g.DivE, g.N = v>>4, v&15
+		g.DivO, g.End = next(), next()
+		for k := uint8(0); k < g.N; k++ {
+			v = next()
+			g.Recs[k] = Entry{Epoch: v >> 4, ID: v & 15}
+		}
+	}
+}
+
+// Variables, in Vars order.
+const (
+	VarStatus = iota
+	VarRole
+	VarLeader
+	VarLeaderEpoch
+	VarPartitionEpoch
+	VarFetchState
+	VarLastFetchedEpoch
+	VarLog
+	VarHW
+	VarEpochCache
+	VarLeaderState
+	VarController
+	VarMessages
+	VarAcked
+	VarWritten
+	VarFaults
+	numVars
+)
+
+var varNames = []string{"status", "role", "leader", "leaderEpoch", "partitionEpoch",
+	"fetchState", "lastFetchedEpoch", "log", "hw", "epochCache", "leaderState", "controller",
+	"messages", "acked", "written", "faults"}
+
+// Vars names the state variables. Per-broker variables are functions from broker
+// ("b1".."bN") to their value.
+func (m *Model) Vars() []string { return varNames }
+
+var roleNames = [...]string{"none", "leader", "follower"}
+var fetchNames = [...]string{"idle", "fetching", "truncating", "failed"}
+
+func jInt(buf []byte, v int) []byte {
+	buf = append(buf, `{"#bigint":"`...)
+	buf = strconv.AppendInt(buf, int64(v), 10)
+	return append(buf, `"}`...)
+}
+
+// jOff is an offset or epoch that may be undefined (-1 in Kafka).
+func jOff(buf []byte, v uint8) []byte {
+	if v == NoOffset {
+		return jInt(buf, -1)
+	}
+	return jInt(buf, int(v))
+}
+
+func jStr(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
+}
+
+func jBroker(buf []byte, b int) []byte {
+	buf = append(buf, `"b`...)
+	buf = strconv.AppendInt(buf, int64(b+1), 10)
+	return append(buf, '"')
+}
+
+func jSet(buf []byte, set uint8) []byte {
+	buf = append(buf, `{"#set":[`...)
+	first := true
+	for b := 0; b < 8; b++ {
+		if has(set, b) {
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			buf = jBroker(buf, b)
+		}
+	}
+	return append(buf, ']', '}')
+}
+
+func jField(buf []byte, first bool, name string) []byte {
+	if !first {
+		buf = append(buf, ',')
+	}
+	buf = jStr(buf, name)
+	return append(buf, ':')
+}
+
+func jEntries(buf []byte, es []Entry) []byte {
+	buf = append(buf, '[')
+	for i, e := range es {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"epoch":`...)
+		buf = jInt(buf, int(e.Epoch))
+		buf = append(buf, `,"id":`...)
+		buf = jInt(buf, int(e.ID))
+		buf = append(buf, '}')
+	}
+	return append(buf, ']')
+}
+
+func (m *Model) jBrokerMap(buf []byte, val func(buf []byte, b int) []byte) []byte {
+	buf = append(buf, `{"#map":[`...)
+	for b := 0; b < m.nb(); b++ {
+		if b > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '[')
+		buf = jBroker(buf, b)
+		buf = append(buf, ',')
+		buf = val(buf, b)
+		buf = append(buf, ']')
+	}
+	return append(buf, ']', '}')
+}
+
+func statusName(r *Replica) string {
+	switch {
+	case !r.Alive:
+		return "down"
+	case r.Register:
+		return "starting"
+	}
+	return "up"
+}
+
+func jActor(buf []byte, id uint8) []byte {
+	if id == CtrlID {
+		return jStr(buf, "controller")
+	}
+	return jBroker(buf, int(id))
+}
+
+// appendMsg appends message g as an ITF record with the fields its kind uses.
+func appendMsg(buf []byte, g *Msg) []byte {
+	buf = append(buf, `{"type":`...)
+	buf = jStr(buf, msgKindNames[g.Kind])
+	buf = append(buf, `,"from":`...)
+	buf = jActor(buf, g.From)
+	buf = append(buf, `,"to":`...)
+	buf = jActor(buf, g.To)
+	f := func(name string, v int) {
+		buf = jField(buf, false, name)
+		buf = jInt(buf, v)
+	}
+	switch g.Kind {
+	case MsgFetch:
+		f("currentLeaderEpoch", int(g.Epoch))
+		f("fetchOffset", int(g.Off))
+		f("lastFetchedEpoch", int(g.Last))
+	case MsgFetchResponse:
+		f("currentLeaderEpoch", int(g.Epoch))
+		f("fetchOffset", int(g.Off))
+		buf = jField(buf, false, "error")
+		buf = jStr(buf, errNames[g.Err])
+		f("highWatermark", int(g.HW))
+		buf = jField(buf, false, "divergingEpoch")
+		if g.DivE == NoEpoch {
+			buf = append(buf, `{"epoch":{"#bigint":"-1"},"endOffset":{"#bigint":"-1"}}`...)
+		} else {
+			buf = append(buf, `{"epoch":`...)
+			buf = jInt(buf, int(g.DivE))
+			buf = append(buf, `,"endOffset":`...)
+			buf = jOff(buf, g.DivO)
+			buf = append(buf, '}')
+		}
+		if g.Err == ErrOffsetOutOfRange {
+			f("leaderLogEndOffset", int(g.DivO))
+		}
+		f("endOffset", int(g.End))
+		buf = jField(buf, false, "records")
+		buf = jEntries(buf, g.Recs[:g.N])
+	case MsgEpochRequest:
+		f("currentLeaderEpoch", int(g.Epoch))
+		f("leaderEpoch", int(g.Last))
+	case MsgEpochResponse:
+		f("currentLeaderEpoch", int(g.Epoch))
+		buf = jField(buf, false, "error")
+		buf = jStr(buf, errNames[g.Err])
+		buf = jField(buf, false, "leaderEpoch")
+		if g.DivE == NoEpoch {
+			buf = jInt(buf, -1)
+		} else {
+			buf = jInt(buf, int(g.DivE))
+		}
+		buf = jField(buf, false, "endOffset")
+		buf = jOff(buf, g.DivO)
+	case MsgLeaderAndIsr:
+		f("leader", int(g.Last))
+		f("leaderEpoch", int(g.Epoch))
+		f("partitionEpoch", int(g.Off))
+		buf = jField(buf, false, "isr")
+		buf = jSet(buf, g.HW)
+	case MsgAlterPartition, MsgAlterPartitionResponse:
+		if g.Kind == MsgAlterPartitionResponse {
+			buf = jField(buf, false, "error")
+			buf = jStr(buf, errNames[g.Err])
+		}
+		f("leaderEpoch", int(g.Epoch))
+		f("partitionEpoch", int(g.Off))
+		buf = jField(buf, false, "isr")
+		buf = jSet(buf, g.HW)
+	}
+	return append(buf, '}')
+}
+
+// AppendValue appends variable v of s as ITF JSON.
+func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
+	switch v {
+	case VarStatus:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jStr(buf, statusName(&s.B[b])) })
+	case VarRole:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jStr(buf, roleNames[s.B[b].Role]) })
+	case VarLeader:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(s.B[b].Leader)) })
+	case VarLeaderEpoch:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(s.B[b].Epoch)) })
+	case VarPartitionEpoch:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(s.B[b].PEpoch)) })
+	case VarFetchState:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jStr(buf, fetchNames[s.B[b].Fetch]) })
+	case VarLastFetchedEpoch:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(s.B[b].LastEp)) })
+	case VarLog:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jEntries(buf, s.B[b].Log[:s.B[b].LEO]) })
+	case VarHW:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(s.B[b].HW)) })
+	case VarEpochCache:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte {
+			r := &s.B[b]
+			buf = append(buf, '[')
+			for i := uint8(0); i < r.NCache; i++ {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = append(buf, `{"epoch":`...)
+				buf = jInt(buf, int(r.Cache[i].Epoch))
+				buf = append(buf, `,"startOffset":`...)
+				buf = jInt(buf, int(r.Cache[i].Start))
+				buf = append(buf, '}')
+			}
+			return append(buf, ']')
+		})
+	case VarLeaderState:
+		return m.jBrokerMap(buf, func(buf []byte, b int) []byte {
+			r := &s.B[b]
+			buf = append(buf, `{"isr":`...)
+			buf = jSet(buf, r.ISR)
+			buf = append(buf, `,"maximalIsr":`...)
+			buf = jSet(buf, r.MaxISR)
+			buf = append(buf, `,"pendingAlterPartition":`...)
+			buf = strconv.AppendBool(buf, r.Pending)
+			buf = append(buf, `,"leaderEpochStartOffset":`...)
+			buf = jInt(buf, int(r.LESO))
+			buf = append(buf, `,"followerLogEndOffset":`...)
+			buf = m.jBrokerMap(buf, func(buf []byte, f int) []byte { return jInt(buf, int(r.FLEO[f])) })
+			return append(buf, '}')
+		})
+	case VarController:
+		c := &s.Ctrl
+		buf = append(buf, `{"leader":`...)
+		buf = jInt(buf, int(c.Leader))
+		buf = append(buf, `,"leaderEpoch":`...)
+		buf = jInt(buf, int(c.Epoch))
+		buf = append(buf, `,"partitionEpoch":`...)
+		buf = jInt(buf, int(c.PEpoch))
+		buf = append(buf, `,"isr":`...)
+		buf = jSet(buf, c.ISR)
+		buf = append(buf, `,"liveBrokers":`...)
+		buf = jSet(buf, c.Live)
+		return append(buf, '}')
+	case VarMessages:
+		buf = append(buf, `{"#set":[`...)
+		for i := 0; i < int(s.Net.Len); i++ {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendMsg(buf, &s.Net.Msgs[i])
+		}
+		return append(buf, ']', '}')
+	case VarAcked:
+		buf = append(buf, `{"#set":[`...)
+		first := true
+		for id := 0; id < m.C.MaxRecords; id++ {
+			if s.Acked[id] == 0 {
+				continue
+			}
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			buf = append(buf, `{"#tup":[`...)
+			buf = jInt(buf, int(s.Acked[id])-1)
+			buf = append(buf, ',')
+			buf = jInt(buf, id+1)
+			buf = append(buf, ']', '}')
+		}
+		return append(buf, ']', '}')
+	case VarWritten:
+		return jInt(buf, int(s.Written))
+	case VarFaults:
+		names := [numFaults]string{"crash", "unclean_crash", "lag", "message_loss", "leader_change"}
+		buf = append(buf, '{')
+		for f := 0; f < numFaults; f++ {
+			buf = jField(buf, f == 0, names[f])
+			buf = jInt(buf, int(s.Used[f]))
+		}
+		return append(buf, '}')
+	}
+	panic("model: no variable " + strconv.Itoa(v))
+}
+
+// Format is a compact readable form of s, one line per broker, then the controller, the
+// messages in flight and the acknowledged records: what transcripts print.
+func (m *Model) Format(s *State) string {
+	var buf []byte
+	for b := 0; b < m.nb(); b++ {
+		r := &s.B[b]
+		buf = append(buf, 'b')
+		buf = strconv.AppendInt(buf, int64(b+1), 10)
+		buf = append(buf, ' ')
+		buf = append(buf, statusName(r)...)
+		buf = append(buf, ' ')
+		buf = append(buf, roleNames[r.Role]...)
+		if r.Role == RoleFollower {
+			buf = append(buf, " of "...)
+			buf = strconv.AppendInt(buf, int64(r.Leader), 10)
+			buf = append(buf, ' ')
+			buf = append(buf, fetchNames[r.Fetch]...)
+			buf = append(buf, " last="...)
+			buf = strconv.AppendInt(buf, int64(r.LastEp), 10)
+		}
+		buf = append(buf, " e="...)
+		buf = strconv.AppendInt(buf, int64(r.Epoch), 10)
+		buf = append(buf, " pe="...)
+		buf = strconv.AppendInt(buf, int64(r.PEpoch), 10)
+		buf = append(buf, " log=["...)
+		for i := uint8(0); i < r.LEO; i++ {
+			if i > 0 {
+				buf = append(buf, ' ')
+			}
+			buf = fmtEntry(buf, r.Log[i])
+		}
+		buf = append(buf, "] hw="...)
+		buf = strconv.AppendInt(buf, int64(r.HW), 10)
+		buf = append(buf, " cache=["...)
+		for i := uint8(0); i < r.NCache; i++ {
+			if i > 0 {
+				buf = append(buf, ' ')
+			}
+			buf = strconv.AppendInt(buf, int64(r.Cache[i].Epoch), 10)
+			buf = append(buf, '@')
+			buf = strconv.AppendInt(buf, int64(r.Cache[i].Start), 10)
+		}
+		buf = append(buf, ']')
+		if r.Role == RoleLeader {
+			buf = append(buf, " isr="...)
+			buf = fmtSet(buf, r.ISR)
+			if r.Pending {
+				buf = append(buf, " pending maximal="...)
+				buf = fmtSet(buf, r.MaxISR)
+			}
+			buf = append(buf, " leso="...)
+			buf = strconv.AppendInt(buf, int64(r.LESO), 10)
+			buf = append(buf, " fleo=["...)
+			for f := 0; f < m.nb(); f++ {
+				if f > 0 {
+					buf = append(buf, ' ')
+				}
+				if f == b {
+					buf = append(buf, '-')
+				} else {
+					buf = strconv.AppendInt(buf, int64(r.FLEO[f]), 10)
+				}
+			}
+			buf = append(buf, ']')
+		}
+		buf = append(buf, '\n')
+	}
+	c := &s.Ctrl
+	buf = append(buf, "controller leader="...)
+	buf = strconv.AppendInt(buf, int64(c.Leader), 10)
+	buf = append(buf, " e="...)
+	buf = strconv.AppendInt(buf, int64(c.Epoch), 10)
+	buf = append(buf, " pe="...)
+	buf = strconv.AppendInt(buf, int64(c.PEpoch), 10)
+	buf = append(buf, " isr="...)
+	buf = fmtSet(buf, c.ISR)
+	buf = append(buf, " live="...)
+	buf = fmtSet(buf, c.Live)
+	buf = append(buf, '\n')
+	for i := 0; i < int(s.Net.Len); i++ {
+		buf = append(buf, "msg "...)
+		buf = append(buf, MsgLabel(&s.Net.Msgs[i])...)
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "acked="...)
+	buf = append(buf, '{')
+	first := true
+	for id := 0; id < m.C.MaxRecords; id++ {
+		if s.Acked[id] != 0 {
+			if !first {
+				buf = append(buf, ' ')
+			}
+			first = false
+			buf = append(buf, 'r')
+			buf = strconv.AppendInt(buf, int64(id+1), 10)
+			buf = append(buf, '@')
+			buf = strconv.AppendInt(buf, int64(s.Acked[id])-1, 10)
+		}
+	}
+	buf = append(buf, "} written="...)
+	buf = strconv.AppendInt(buf, int64(s.Written), 10)
+	buf = append(buf, '\n')
+	return string(buf)
+}
+
+func fmtEntry(buf []byte, e Entry) []byte {
+	buf = append(buf, 'e')
+	buf = strconv.AppendInt(buf, int64(e.Epoch), 10)
+	buf = append(buf, ":r"...)
+	return strconv.AppendInt(buf, int64(e.ID), 10)
+}
+
+func fmtSet(buf []byte, set uint8) []byte {
+	buf = append(buf, '{')
+	first := true
+	for b := 0; b < 8; b++ {
+		if has(set, b) {
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			buf = strconv.AppendInt(buf, int64(b+1), 10)
+		}
+	}
+	return append(buf, '}')
+}
+
+func fmtActor(buf []byte, id uint8) []byte {
+	if id == CtrlID {
+		return append(buf, "ctrl"...)
+	}
+	return strconv.AppendInt(buf, int64(id+1), 10)
+}
+
+// MsgLabel is a one-line form of a message: "FetchRequest 2->1 epoch=1 offset=0 last=0".
+func MsgLabel(g *Msg) string {
+	buf := append([]byte(msgKindNames[g.Kind]), ' ')
+	buf = fmtActor(buf, g.From)
+	buf = append(buf, "->"...)
+	buf = fmtActor(buf, g.To)
+	kv := func(k string, v int) {
+		buf = append(buf, ' ')
+		buf = append(buf, k...)
+		buf = append(buf, '=')
+		buf = strconv.AppendInt(buf, int64(v), 10)
+	}
+	errs := func() {
+		if g.Err != ErrNone {
+			buf = append(buf, ' ')
+			buf = append(buf, errNames[g.Err]...)
+		}
+	}
+	switch g.Kind {
+	case MsgFetch:
+		kv("epoch", int(g.Epoch))
+		kv("offset", int(g.Off))
+		kv("last", int(g.Last))
+	case MsgFetchResponse:
+		kv("epoch", int(g.Epoch))
+		kv("offset", int(g.Off))
+		errs()
+		switch {
+		case g.Err == ErrOffsetOutOfRange:
+			kv("leaderLEO", int(g.DivO))
+		case g.Err != ErrNone:
+		case g.DivE != NoEpoch:
+			kv("hw", int(g.HW))
+			buf = append(buf, " diverging="...)
+			buf = strconv.AppendInt(buf, int64(g.DivE), 10)
+			buf = append(buf, '@')
+			buf = strconv.AppendInt(buf, int64(g.DivO), 10)
+		default:
+			kv("hw", int(g.HW))
+			kv("end", int(g.End))
+			buf = append(buf, " records=["...)
+			for k := uint8(0); k < g.N; k++ {
+				if k > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = fmtEntry(buf, g.Recs[k])
+			}
+			buf = append(buf, ']')
+		}
+	case MsgEpochRequest:
+		kv("epoch", int(g.Epoch))
+		kv("leaderEpoch", int(g.Last))
+	case MsgEpochResponse:
+		kv("epoch", int(g.Epoch))
+		errs()
+		if g.Err == ErrNone {
+			buf = append(buf, " answer="...)
+			if g.DivO == NoOffset {
+				buf = append(buf, "undefined"...)
+			} else {
+				buf = strconv.AppendInt(buf, int64(g.DivE), 10)
+				buf = append(buf, '@')
+				buf = strconv.AppendInt(buf, int64(g.DivO), 10)
+			}
+		}
+	case MsgLeaderAndIsr:
+		kv("leader", int(g.Last))
+		kv("epoch", int(g.Epoch))
+		kv("pepoch", int(g.Off))
+		buf = append(buf, " isr="...)
+		buf = fmtSet(buf, g.HW)
+	case MsgAlterPartition, MsgAlterPartitionResponse:
+		errs()
+		kv("epoch", int(g.Epoch))
+		kv("pepoch", int(g.Off))
+		buf = append(buf, " isr="...)
+		buf = fmtSet(buf, g.HW)
+	}
+	return string(buf)
+}
+
+// Actors names the participants of sequence charts: the brokers, then the controller.
+func (m *Model) Actors() []string {
+	a := make([]string, 0, m.nb()+1)
+	for b := 0; b < m.nb(); b++ {
+		a = append(a, "b"+strconv.Itoa(b+1))
+	}
+	return append(a, "controller")
+}
+
+// msgKey identifies a message across the steps of a trace: its kind, ends, epoch and
+// offset (a fetch response keeps its key while its records are copied in).
+func msgKey(buf []byte, g *Msg) []byte {
+	buf = append(buf, msgKindNames[g.Kind]...)
+	buf = append(buf, ':')
+	buf = fmtActor(buf, g.From)
+	buf = append(buf, '>')
+	buf = fmtActor(buf, g.To)
+	buf = append(buf, ":e"...)
+	buf = strconv.AppendInt(buf, int64(g.Epoch), 10)
+	buf = append(buf, 'o')
+	return strconv.AppendInt(buf, int64(g.Off), 10)
+}
+
+func sameKey(a, b *Msg) bool {
+	return a.Kind == b.Kind && a.From == b.From && a.To == b.To && a.Epoch == b.Epoch && a.Off == b.Off
+}
+
+func actorName(buf []byte, id uint8) []byte {
+	if id == CtrlID {
+		return append(buf, "controller"...)
+	}
+	buf = append(buf, 'b')
+	return strconv.AppendInt(buf, int64(id+1), 10)
+}
+
+func appendEvent(buf []byte, first *bool, typ string, actor, peer uint8, msg *Msg, label string) []byte {
+	if !*first {
+		buf = append(buf, ',')
+	}
+	*first = false
+	buf = append(buf, `{"type":"`...)
+	buf = append(buf, typ...)
+	buf = append(buf, `","actor":"`...)
+	buf = actorName(buf, actor)
+	buf = append(buf, `","peer":"`...)
+	if peer != 0xff {
+		buf = actorName(buf, peer)
+	}
+	buf = append(buf, `","msg":"`...)
+	if msg != nil {
+		buf = msgKey(buf, msg)
+	}
+	buf = append(buf, `","label":"`...)
+	buf = append(buf, label...)
+	return append(buf, `"}`...)
+}
+
+// AppendEvents describes step from -a-> to for sequence charts: the messages it received
+// (gone from the network), the local step, and the messages it sent (new in the network).
+// A lost message and the copy of a record into a response in flight are local steps.
+func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byte {
+	buf = append(buf, '[')
+	first := true
+	k := kindOf(a)
+	actor := uint8(argOf(a, 0))
+	switch k {
+	case KindControllerHandleAlterPartition, KindControllerHandleBrokerFailure,
+		KindControllerHandleBrokerStartup, KindControllerMoveLeader:
+		actor = CtrlID
+	}
+	in := func(n *Network, g *Msg) *Msg {
+		for i := 0; i < int(n.Len); i++ {
+			if sameKey(&n.Msgs[i], g) {
+				return &n.Msgs[i]
+			}
+		}
+		return nil
+	}
+	crashed := k == KindBrokerCrash || k == KindBrokerUncleanCrash
+	for i := 0; i < int(from.Net.Len); i++ {
+		g := &from.Net.Msgs[i]
+		if in(&to.Net, g) != nil || crashed {
+			continue
+		}
+		if k == KindNetworkLoseMessage {
+			buf = appendEvent(buf, &first, "local", g.To, 0xff, g, "lost "+MsgLabel(g))
+			continue
+		}
+		buf = appendEvent(buf, &first, "recv", g.To, g.From, g, MsgLabel(g))
+	}
+	switch k {
+	case KindNetworkReadRecord:
+		for i := 0; i < int(to.Net.Len); i++ {
+			g := &to.Net.Msgs[i]
+			if old := in(&from.Net, g); old != nil && *old != *g {
+				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, "copy record into "+MsgLabel(g))
+			}
+		}
+	case KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerRestart,
+		KindControllerMoveLeader, KindLeaderShrinkISR, KindControllerHandleBrokerFailure,
+		KindControllerHandleBrokerStartup:
+		buf = appendEvent(buf, &first, "local", actor, 0xff, nil, m.ActionName(a))
+	}
+	for i := 0; i < int(to.Net.Len); i++ {
+		g := &to.Net.Msgs[i]
+		if in(&from.Net, g) != nil {
+			continue
+		}
+		buf = appendEvent(buf, &first, "send", g.From, g.To, g, MsgLabel(g))
+	}
+	return append(buf, ']')
+}

@@ -1,0 +1,211 @@
+package model
+
+// The follower's fetcher: fetch requests, response handling, truncation.
+//
+// Kafka: core/src/main/scala/kafka/server/AbstractFetcherThread.scala and
+// ReplicaFetcherThread.scala.
+
+// startFetching (re)initialises follower r's fetch state after it learned a new leader or
+// epoch, by the truncation strategy.
+// Kafka: ReplicaManager.makeFollowers -> addFetcherForPartitions; the initial fetch state
+// has fetchOffset = LEO and lastFetchedEpoch = latestEpoch (the cache's last epoch).
+// Pre-KIP-101 the follower first truncated to its high watermark; with KIP-101 it starts in
+// Truncating and asks OffsetsForLeaderEpoch.
+func (m *Model) startFetching(r *Replica) {
+	if r.Leader == 0 {
+		r.Fetch, r.LastEp = FetchIdle, NoEpoch
+		return
+	}
+	switch m.C.Truncation {
+	case TruncHighWatermark:
+		r.truncateTo(r.HW)
+		r.Fetch = FetchFetching
+	case TruncLeaderEpoch:
+		r.Fetch = FetchTruncating
+	default:
+		r.Fetch = FetchFetching
+	}
+	r.LastEp = r.latestEpoch()
+}
+
+// followerSteps generates follower b's fetcher steps and the network's reads of the
+// response on its way to b.
+func (m *Model) followerSteps(g *gen, b int) {
+	s := g.s
+	r := &s.B[b]
+	if !r.Alive {
+		return
+	}
+	i := s.Net.fetchPlane(uint8(b))
+	leaderUp := r.Leader != 0 && s.B[r.Leader-1].Alive
+	// FollowerSendFetch(b). Kafka: AbstractFetcherThread.maybeFetch -> buildFetch
+	// (ReplicaFetcherThread / LeaderEndPoint.buildFetch): PartitionData(fetchOffset,
+	// currentLeaderEpoch, lastFetchedEpoch); lastFetchedEpoch only with KIP-320/595
+	// (truncation on fetch). No request to a broker that is down (the connection fails and
+	// the fetcher backs off).
+	if i < 0 && r.Role == RoleFollower && r.Fetch == FetchFetching && leaderUp && !m.fetchIsNoop(s, b) {
+		t := g.emit(act1(KindFollowerSendFetch, b))
+		tr := &t.B[b]
+		t.Net.add(Msg{Kind: MsgFetch, From: uint8(b), To: tr.Leader - 1, Epoch: tr.Epoch, Off: tr.LEO, Last: m.lastFor(tr)})
+	}
+	// FollowerSendEpochRequest(b) (KIP-101). Kafka: AbstractFetcherThread.
+	// maybeTruncate -> fetchTruncatingPartitions: a partition without a latest epoch
+	// truncates to its high watermark (truncateToHighWatermark); the others send
+	// OffsetsForLeaderEpoch(latestEpoch, currentLeaderEpoch).
+	if i < 0 && r.Role == RoleFollower && r.Fetch == FetchTruncating && leaderUp {
+		t := g.emit(act1(KindFollowerSendEpochRequest, b))
+		tr := &t.B[b]
+		if e := tr.latestEpoch(); e == NoEpoch {
+			tr.truncateTo(tr.HW)
+			tr.Fetch, tr.LastEp = FetchFetching, NoEpoch
+		} else {
+			t.Net.add(Msg{Kind: MsgEpochRequest, From: uint8(b), To: tr.Leader - 1, Epoch: tr.Epoch, Last: e})
+		}
+	}
+	if i < 0 {
+		return
+	}
+	msg := &s.Net.Msgs[i]
+	switch msg.Kind {
+	case MsgFetchResponse:
+		m.networkSteps(g, b)
+		if msg.Err != ErrNone || msg.DivE != NoEpoch || msg.Off+msg.N >= msg.End {
+			t := g.emit(act1(KindFollowerHandleFetchResponse, b))
+			m.handleFetchResponse(t, b, i)
+		}
+	case MsgEpochResponse:
+		t := g.emit(act1(KindFollowerHandleEpochResponse, b))
+		m.handleEpochResponse(t, b, i)
+	}
+}
+
+// fetchIsNoop reports whether a fetch by follower b, served and answered at once, would
+// leave s unchanged: an empty, non-diverging response whose high watermark the follower
+// has, from a leader that already knows the follower's log end offset and has it in the
+// ISR. Such a fetch is not sent: the round trip is a stutter, and every interleaving of
+// its in-flight states with other steps is also reached by sending it later. (Kafka's
+// leader parks such a fetch in purgatory, DelayedFetch; Vanlightly's spec disables
+// SendFetchRequest when the follower has converged.)
+func (m *Model) fetchIsNoop(s *State, b int) bool {
+	t := *s
+	r := &t.B[b]
+	t.Net.add(Msg{Kind: MsgFetch, From: uint8(b), To: r.Leader - 1, Epoch: r.Epoch, Off: r.LEO, Last: m.lastFor(r)})
+	i := t.Net.fetchPlane(uint8(b))
+	m.handleFetch(&t, i)
+	i = t.Net.fetchPlane(uint8(b))
+	if i < 0 {
+		return false
+	}
+	if g := &t.Net.Msgs[i]; g.Err != ErrNone || g.DivE != NoEpoch || g.End != g.Off {
+		return false
+	}
+	m.handleFetchResponse(&t, b, i)
+	return t == *s
+}
+
+func (m *Model) lastFor(r *Replica) uint8 {
+	if m.C.Truncation == TruncDivergingEpoch {
+		return r.LastEp
+	}
+	return NoEpoch
+}
+
+// handleFetchResponse processes the complete FetchResponse at index i on follower b.
+// Kafka: AbstractFetcherThread.processFetchRequest: the response is used only if the
+// partition is still fetching from that leader at that fetch offset and, since
+// KAFKA-18991, in the request's leader epoch. Then by error:
+//   - NONE with divergingEpoch: no append; truncateOnFetchResponse (see truncateBy);
+//   - NONE: processPartitionData -> appendAsFollower, lastFetchedEpoch from the last
+//     appended batch (logAppendInfo.lastLeaderEpoch, unchanged when nothing was
+//     appended, KAFKA-15510), HW = min(leader's HW, LEO) (UnifiedLog.updateHighWatermark);
+//     with KAFKA-18723 the append stops at the first batch whose partitionLeaderEpoch is
+//     above the request's currentLeaderEpoch;
+//   - FENCED_LEADER_EPOCH: onPartitionFenced: the request's epoch is the current one, so
+//     the partition is marked failed until a LeaderAndIsr;
+//   - OFFSET_OUT_OF_RANGE: handleOutOfRangeError -> fetchOffsetAndTruncate: truncate to
+//     the leader's LEO if it is below ours;
+//   - UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, a corrupt record: retry later.
+func (m *Model) handleFetchResponse(t *State, b, i int) {
+	resp := t.Net.Msgs[i]
+	t.Net.remove(i)
+	r := &t.B[b]
+	if r.Role != RoleFollower || r.Fetch != FetchFetching || r.Leader != resp.From+1 ||
+		resp.Epoch != r.Epoch || resp.Off != r.LEO {
+		return
+	}
+	switch {
+	case resp.Err == ErrFencedLeaderEpoch:
+		r.Fetch = FetchFailed
+	case resp.Err == ErrOffsetOutOfRange:
+		if resp.DivO < r.LEO {
+			r.truncateTo(resp.DivO)
+			r.LastEp = r.latestEpoch()
+		}
+	case resp.Err != ErrNone:
+	case resp.DivE != NoEpoch:
+		off, _ := r.truncationOffset(resp.DivE, resp.DivO)
+		r.truncateTo(off)
+		r.LastEp = r.latestEpoch()
+	default:
+		for k := uint8(0); k < resp.N; k++ {
+			e := resp.Recs[k]
+			if m.C.Fix18723 && e.Epoch > resp.Epoch {
+				break // KAFKA-18723: skipRemainingBatches
+			}
+			r.appendRecord(e)
+			r.LastEp = e.Epoch
+		}
+		r.HW = resp.HW
+		if r.HW > r.LEO {
+			r.HW = r.LEO
+		}
+	}
+}
+
+// truncationOffset is where follower r truncates to for the leader's answer (epoch le,
+// end offset lo), and whether truncation is complete.
+// Kafka: AbstractFetcherThread.getOffsetTruncationState: an undefined end offset keeps the
+// fetch offset; an undefined epoch gives min(lo, LEO); otherwise the follower looks up le
+// in its own cache: unknown to it, min(its end, LEO), not complete; known,
+// min(its end, lo, LEO); no answer at all, min(lo, LEO).
+func (r *Replica) truncationOffset(le, lo uint8) (uint8, bool) {
+	if lo == NoOffset {
+		return r.LEO, true
+	}
+	if le == NoEpoch {
+		return min(lo, r.LEO), true
+	}
+	fe, fo := r.endOffsetFor(le, r.LEO)
+	if fo == NoOffset {
+		return min(lo, r.LEO), true
+	}
+	if fe != le {
+		return min(fo, r.LEO), false
+	}
+	return min(fo, lo, r.LEO), true
+}
+
+// handleEpochResponse processes the OffsetsForLeaderEpoch answer at index i (KIP-101).
+// Kafka: AbstractFetcherThread.truncateToEpochEndOffsets -> maybeTruncateToEpochEndOffsets
+// -> getOffsetTruncationState, then updateFetchOffsetAndMaybeMarkTruncationComplete
+// (Fetching when complete, else Truncating again; lastFetchedEpoch = latestEpoch); errors
+// are retried, FENCED_LEADER_EPOCH in the current epoch marks the partition failed.
+func (m *Model) handleEpochResponse(t *State, b, i int) {
+	resp := t.Net.Msgs[i]
+	t.Net.remove(i)
+	r := &t.B[b]
+	if r.Role != RoleFollower || r.Fetch != FetchTruncating || r.Leader != resp.From+1 || resp.Epoch != r.Epoch {
+		return
+	}
+	switch resp.Err {
+	case ErrNone:
+		off, done := r.truncationOffset(resp.DivE, resp.DivO)
+		r.truncateTo(off)
+		if done {
+			r.Fetch = FetchFetching
+		}
+		r.LastEp = r.latestEpoch()
+	case ErrFencedLeaderEpoch:
+		r.Fetch = FetchFailed
+	}
+}

@@ -1,0 +1,220 @@
+package model
+
+// The partition leader: produce, fetch and OffsetsForLeaderEpoch handling, high watermark,
+// ISR shrink and expand through AlterPartition.
+//
+// Kafka: core/src/main/scala/kafka/cluster/Partition.scala.
+
+// leaderSteps generates the steps of broker l as leader (or as the server of a fetch).
+func (m *Model) leaderSteps(g *gen, l int) {
+	s := g.s
+	r := &s.B[l]
+	if !r.Alive {
+		return
+	}
+	// LeaderAppend(l): a producer write with acks=all.
+	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
+	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
+	if r.Role == RoleLeader && int(s.Written) < m.C.MaxRecords && popcount(r.ISR) >= m.C.MinISR {
+		t := g.emit(act1(KindLeaderAppend, l))
+		t.Written++
+		tr := &t.B[l]
+		tr.appendRecord(Entry{Epoch: tr.Epoch, ID: t.Written})
+		m.maybeIncrementHW(t, l)
+	}
+	for f := 0; f < m.nb(); f++ {
+		i := s.Net.fetchPlane(uint8(f))
+		if i < 0 || s.Net.Msgs[i].To != uint8(l) {
+			continue
+		}
+		switch s.Net.Msgs[i].Kind {
+		case MsgFetch:
+			t := g.emit(act2(KindLeaderHandleFetch, l, f))
+			m.handleFetch(t, i)
+		case MsgEpochRequest:
+			t := g.emit(act2(KindLeaderHandleEpochRequest, l, f))
+			m.handleEpochRequest(t, i)
+		}
+	}
+	if i := s.Net.find(MsgAlterPartitionResponse, CtrlID, uint8(l)); i >= 0 {
+		t := g.emit(act1(KindLeaderHandleAlterPartitionResponse, l))
+		m.handleAlterPartitionResponse(t, l, i)
+	}
+}
+
+// checkEpoch is the replica's answer to a request's currentLeaderEpoch when it must be
+// the leader. Kafka: Partition.getLocalLog / checkCurrentLeaderEpoch: a lower epoch is
+// FENCED_LEADER_EPOCH, a higher one UNKNOWN_LEADER_EPOCH, an equal one on a non-leader
+// NOT_LEADER_OR_FOLLOWER.
+func (r *Replica) checkEpoch(epoch uint8) uint8 {
+	switch {
+	case epoch < r.Epoch:
+		return ErrFencedLeaderEpoch
+	case epoch > r.Epoch:
+		return ErrUnknownLeaderEpoch
+	case r.Role != RoleLeader:
+		return ErrNotLeaderOrFollower
+	}
+	return ErrNone
+}
+
+// handleFetch answers the FetchRequest at index i of t's network.
+// Kafka: Partition.fetchRecords -> readRecords: epoch checks; with lastFetchedEpoch, the
+// divergence check on lastOffsetForLeaderEpoch (endOffsetFor); an undefined answer or a
+// fetch offset past the log end is OFFSET_OUT_OF_RANGE; otherwise a lazy slice
+// [fetchOffset, min(fetchOffset+max, LEO)) with the high watermark as it is now. The
+// follower's fetch state (and so the HW and the ISR) is updated only without a diverging
+// epoch (KAFKA-13141), after the read.
+func (m *Model) handleFetch(t *State, i int) {
+	req := t.Net.Msgs[i]
+	t.Net.remove(i)
+	srv := &t.B[req.To]
+	resp := Msg{Kind: MsgFetchResponse, From: req.To, To: req.From, Epoch: req.Epoch, Off: req.Off, End: req.Off}
+	if err := srv.checkEpoch(req.Epoch); err != ErrNone {
+		if err != ErrFencedLeaderEpoch {
+			// UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER: the follower retries after a
+			// backoff and nothing else changes, so the error response and its (no-op)
+			// handling are one step: the request is gone and the follower may fetch again.
+			return
+		}
+		resp.Err = err
+		t.Net.add(resp)
+		return
+	}
+	if req.Last != NoEpoch {
+		e, end := srv.endOffsetFor(req.Last, srv.LEO)
+		if end == NoOffset || e == NoEpoch {
+			resp.Err, resp.DivO = ErrOffsetOutOfRange, srv.LEO
+			t.Net.add(resp)
+			return
+		}
+		if e < req.Last || end < req.Off {
+			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
+			t.Net.add(resp)
+			return
+		}
+	}
+	if req.Off > srv.LEO {
+		resp.Err, resp.DivO = ErrOffsetOutOfRange, srv.LEO
+		t.Net.add(resp)
+		return
+	}
+	resp.HW = srv.HW
+	resp.End = req.Off + uint8(m.C.MaxFetchRecords)
+	if resp.End > srv.LEO {
+		resp.End = srv.LEO
+	}
+	t.Net.add(resp)
+	m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off)
+}
+
+// updateFollowerFetchState records follower f's log end offset on leader l, proposes f
+// back into the ISR when it may join, and advances the high watermark.
+// Kafka: Partition.updateFollowerFetchState -> maybeExpandIsr (isFollowerInSync: the
+// follower's LEO >= HW and >= the leader epoch start offset, KAFKA-7128; the replica is
+// eligible, KIP-841; no AlterPartition in flight) -> prepareIsrExpand (maximal ISR = ISR
+// + f) -> submitAlterPartition; then maybeIncrementLeaderHW.
+func (m *Model) updateFollowerFetchState(t *State, l, f int, leo uint8) {
+	r := &t.B[l]
+	r.FLEO[f] = leo
+	if !r.Pending && !has(r.ISR, f) && leo >= r.HW && leo >= r.LESO && has(t.Ctrl.Live, f) &&
+		!t.Net.alterPlane(uint8(l)) {
+		r.Pending = true
+		r.MaxISR = r.ISR | bit(f)
+		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR})
+	}
+	m.maybeIncrementHW(t, l)
+}
+
+// maybeIncrementHW moves leader l's high watermark to the least log end offset over the
+// maximal ISR, if that is higher, and acknowledges the records it passes (acks=all).
+// Kafka: Partition.maybeIncrementLeaderHW: never while the ISR is below
+// min.insync.replicas (KAFKA-15583); the maximal ISR counts, so a pending expansion waits
+// for the joining follower. Remote replicas outside the maximal ISR are not counted (Kafka
+// also waits for a caught-up replica eligible to join; with time abstracted away it is
+// left out).
+func (m *Model) maybeIncrementHW(t *State, l int) {
+	r := &t.B[l]
+	if r.Role != RoleLeader || popcount(r.ISR) < m.C.MinISR {
+		return
+	}
+	hw := r.LEO
+	for f := 0; f < m.nb(); f++ {
+		if f != l && has(r.MaxISR, f) && r.FLEO[f] < hw {
+			hw = r.FLEO[f]
+		}
+	}
+	for ; r.HW < hw; r.HW++ {
+		id := r.Log[r.HW].ID
+		if t.Acked[id-1] == 0 {
+			t.Acked[id-1] = r.HW + 1
+		}
+	}
+}
+
+// handleEpochRequest answers the OffsetsForLeaderEpoch request at index i (KIP-101).
+// Kafka: Partition.lastOffsetForLeaderEpoch: the epoch checks of getLocalLog, then
+// UnifiedLog.endOffsetForEpoch (undefined when the cache has no answer).
+func (m *Model) handleEpochRequest(t *State, i int) {
+	req := t.Net.Msgs[i]
+	t.Net.remove(i)
+	srv := &t.B[req.To]
+	resp := Msg{Kind: MsgEpochResponse, From: req.To, To: req.From, Epoch: req.Epoch, Last: req.Last}
+	if err := srv.checkEpoch(req.Epoch); err != ErrNone {
+		if err != ErrFencedLeaderEpoch {
+			return // retried, as for a fetch
+		}
+		resp.Err = err
+	} else {
+		resp.DivE, resp.DivO = srv.endOffsetFor(req.Last, srv.LEO)
+	}
+	t.Net.add(resp)
+}
+
+// handleAlterPartitionResponse applies the controller's answer at index i on broker l.
+// Kafka: Partition.handleAlterPartitionUpdate / handleAlterPartitionError: ignored unless
+// the proposal is still pending; a success is ignored on a leader-epoch mismatch or an
+// older partition epoch, else committed; INELIGIBLE_REPLICA (and OPERATION_NOT_ATTEMPTED)
+// reset to the committed ISR; FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION and
+// INVALID_REQUEST leave it pending until new metadata (LeaderAndIsr) arrives.
+func (m *Model) handleAlterPartitionResponse(t *State, l, i int) {
+	resp := t.Net.Msgs[i]
+	t.Net.remove(i)
+	r := &t.B[l]
+	if r.Role != RoleLeader || !r.Pending {
+		return
+	}
+	switch resp.Err {
+	case ErrNone:
+		if resp.Epoch != r.Epoch || resp.Off < r.PEpoch {
+			return
+		}
+		r.ISR, r.MaxISR, r.PEpoch, r.Pending = resp.HW, resp.HW, resp.Off, false
+		m.maybeIncrementHW(t, l)
+	case ErrIneligibleReplica:
+		r.MaxISR, r.Pending = r.ISR, false
+	}
+}
+
+// shrinkSteps generates LeaderShrinkISR(l, f), the fault "lag": follower f has fallen
+// behind for longer than replica.lag.time.max.ms.
+// Kafka: Partition.maybeShrinkIsr -> getOutOfSyncReplicas (a replica at the leader's LEO
+// is caught up and never out of sync) -> prepareIsrShrink (the maximal ISR stays the
+// current one until the controller commits) -> submitAlterPartition.
+func (m *Model) shrinkSteps(g *gen, l int) {
+	s := g.s
+	r := &s.B[l]
+	if !m.budget(s, FaultLag) || !r.Alive || r.Role != RoleLeader || r.Pending || s.Net.alterPlane(uint8(l)) {
+		return
+	}
+	for f := 0; f < m.nb(); f++ {
+		if f == l || !has(r.ISR, f) || r.FLEO[f] >= r.LEO {
+			continue
+		}
+		t := g.emit(act2(KindLeaderShrinkISR, l, f))
+		t.Used[FaultLag]++
+		tr := &t.B[l]
+		tr.Pending = true
+		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: tr.Epoch, Off: tr.PEpoch, HW: tr.ISR &^ bit(f)})
+	}
+}

@@ -1,0 +1,457 @@
+// Package model is kmc's model of Apache Kafka's replication of one partition: brokers
+// 1..N with their logs, leader-epoch caches and high watermarks, the fetch protocol between
+// followers and the leader (with the fetch response's records read lazily from the serving
+// replica's log, as Kafka's FileRecords are), ISR changes through AlterPartition, one
+// controller that elects leaders and sends LeaderAndIsr, and faults with budgets: clean and
+// unclean crashes, follower lag, message loss and controlled leader changes.
+//
+// The model is a pure state machine. It satisfies checker.Model[State] using only built-in
+// types and imports only the standard library. One file per actor: log.go (the log and the
+// leader-epoch cache), leader.go, follower.go, controller.go, broker.go (crash, restart,
+// LeaderAndIsr), network.go, encode.go.
+//
+// Brokers are numbered 0..N-1 internally and printed 1..N. Offsets start at 0, leader
+// epochs at 1 (0 is Kafka's UNDEFINED_EPOCH, -1 in the code).
+package model
+
+import "strconv"
+
+// Size limits of the fixed arrays of State.
+const (
+	MaxBrokers = 5 // brokers per partition
+	MaxLog     = 8 // records per log (and records written in total)
+	MaxEpoch   = 7 // leader epochs 1..MaxEpoch; a cache holds at most MaxEpoch entries
+	MaxFetch   = 3 // records per fetch response
+	MaxMsgs    = 3 * MaxBrokers
+)
+
+// Truncation strategies, the values of Config.Truncation.
+const (
+	// TruncHighWatermark is pre-KIP-101 Kafka: a replica that becomes follower truncates its
+	// log to its own high watermark (ReplicaManager.makeFollowers, Kafka 0.10).
+	TruncHighWatermark = iota
+	// TruncLeaderEpoch is KIP-101: a new follower asks the leader OffsetsForLeaderEpoch for
+	// its latest epoch and truncates to the answer before fetching.
+	TruncLeaderEpoch
+	// TruncDivergingEpoch is current Kafka (KIP-320, KIP-595/KAFKA-10554): the fetch carries
+	// lastFetchedEpoch and the response a divergingEpoch.
+	TruncDivergingEpoch
+)
+
+// TruncationNames are the names of the truncation strategies, indexed by their values.
+var TruncationNames = []string{"high-watermark", "leader-epoch", "diverging-epoch"}
+
+// Config is the model's constants, fault budgets and fix switches.
+type Config struct {
+	Brokers         int // 2..MaxBrokers
+	MinISR          int // min.insync.replicas, 1..Brokers
+	MaxRecords      int // producer writes in total, 0..MaxLog
+	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are disabled
+	MaxFetchRecords int // records per fetch response, 1..MaxFetch
+	Truncation      int // TruncHighWatermark, TruncLeaderEpoch or TruncDivergingEpoch
+
+	// Fault budgets (each 0..15).
+	Crash        int // clean crashes (kill after a flush; the log and checkpoints survive)
+	UncleanCrash int // unclean crashes: an unflushed suffix is lost, the epoch checkpoint may be stale
+	Lag          int // ISR shrinks of a lagging follower (LeaderShrinkISR)
+	MessageLoss  int // lost fetch-plane messages (FetchRequest/Response, OffsetsForLeaderEpoch)
+	LeaderChange int // controlled leader changes (preferred-leader election, reassignment)
+
+	// Fix switches.
+	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
+	Fix13077 bool // KAFKA-13077: recovery rebuilds the leader-epoch cache from the whole log
+}
+
+// DefaultConfig is the configuration the family's defaults describe.
+func DefaultConfig() Config {
+	return Config{Brokers: 3, MinISR: 1, MaxRecords: 2, MaxEpoch: 3, MaxFetchRecords: 1,
+		Truncation: TruncDivergingEpoch}
+}
+
+// Validate reports the first constant outside its range.
+func (c *Config) Validate() error {
+	check := func(name string, v, lo, hi int) error {
+		if v < lo || v > hi {
+			return errString("model: " + name + " = " + strconv.Itoa(v) + " outside " +
+				strconv.Itoa(lo) + ".." + strconv.Itoa(hi))
+		}
+		return nil
+	}
+	for _, e := range []error{
+		check("brokers", c.Brokers, 2, MaxBrokers),
+		check("min_isr", c.MinISR, 1, c.Brokers),
+		check("max_records", c.MaxRecords, 0, MaxLog),
+		check("max_epoch", c.MaxEpoch, 1, MaxEpoch),
+		check("max_fetch_records", c.MaxFetchRecords, 1, MaxFetch),
+		check("truncation", c.Truncation, 0, len(TruncationNames)-1),
+		check("crash", c.Crash, 0, 15),
+		check("unclean_crash", c.UncleanCrash, 0, 15),
+		check("lag", c.Lag, 0, 15),
+		check("message_loss", c.MessageLoss, 0, 15),
+		check("leader_change", c.LeaderChange, 0, 15),
+	} {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// Model is the Kafka replication model for one Config.
+type Model struct {
+	C Config
+}
+
+// New returns the model for c, or an error when a constant is out of range.
+func New(c Config) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &Model{C: c}, nil
+}
+
+// Roles of a replica.
+const (
+	RoleNone     uint8 = iota // no partition state: down, or restarted and waiting for LeaderAndIsr
+	RoleLeader                // Partition.makeLeader
+	RoleFollower              // Partition.makeFollower
+)
+
+// Fetch states of a follower (AbstractFetcherThread's PartitionFetchState).
+const (
+	FetchIdle       uint8 = iota // not fetching (leader, no known leader, or down)
+	FetchFetching                // Fetching
+	FetchTruncating              // Truncating: waits for an OffsetsForLeaderEpoch answer (KIP-101)
+	FetchFailed                  // failed partition (FENCED_LEADER_EPOCH): waits for LeaderAndIsr
+)
+
+// Entry is one record of a log: its leader epoch (the batch's partitionLeaderEpoch; each
+// record is its own batch) and its id (1.., unique: the n-th producer write has id n).
+type Entry struct{ Epoch, ID uint8 }
+
+// EpochEntry is one entry of the leader-epoch cache: the epoch and its start offset.
+type EpochEntry struct{ Epoch, Start uint8 }
+
+// Replica is one broker's state for the partition. Invariants:
+//  1. Log[i] is zero for i >= LEO; Cache[i] is zero for i >= NCache.
+//  2. HW <= LEO; the cache is strictly increasing in epoch and in start offset.
+//  3. ISR, MaxISR, FLEO and LESO are zero unless Role is RoleLeader; MaxISR ⊇ ISR, and
+//     MaxISR == ISR unless Pending.
+type Replica struct {
+	Log    [MaxLog]Entry
+	Cache  [MaxEpoch]EpochEntry
+	LEO    uint8 // log end offset (number of records)
+	HW     uint8 // high watermark
+	NCache uint8 // entries in Cache
+
+	Alive    bool
+	Register bool  // restarted and not yet registered with the controller
+	Role     uint8 // RoleNone, RoleLeader, RoleFollower
+	Leader   uint8 // known leader, broker index+1 (0: none)
+	Epoch    uint8 // known leader epoch (0 after a restart, until LeaderAndIsr)
+	PEpoch   uint8 // known partition epoch
+	Fetch    uint8 // fetch state (FetchIdle, ...)
+	LastEp   uint8 // lastFetchedEpoch of the fetch state (0: none)
+
+	// Leader only (Partition's partitionState and remote replica states).
+	ISR     uint8 // committed ISR, bit b for broker b
+	MaxISR  uint8 // maximal ISR (ISR ∪ proposed while an AlterPartition is pending)
+	Pending bool  // an AlterPartition is in flight (partitionState.isInflight)
+	LESO    uint8 // leader epoch start offset (LEO when it became leader)
+	FLEO    [MaxBrokers]uint8
+}
+
+// Controller is the one controller, always correct. It is kept apart from the brokers so
+// that a later model can add incarnations, a metadata store with zkVersion and controller
+// epochs, and failover.
+type Controller struct {
+	Leader uint8 // partition leader, broker index+1 (0: none)
+	Epoch  uint8 // leader epoch
+	PEpoch uint8 // partition epoch (zkVersion / KRaft partitionEpoch)
+	ISR    uint8
+	Live   uint8 // brokers the controller sees as registered and alive
+}
+
+// Budgets used so far, one per fault.
+const (
+	FaultCrash = iota
+	FaultUnclean
+	FaultLag
+	FaultLoss
+	FaultLeaderChange
+	numFaults
+)
+
+// State is one state of the model.
+type State struct {
+	B    [MaxBrokers]Replica
+	Ctrl Controller
+	Net  Network
+	// Written is the number of producer writes so far; record ids are 1..Written.
+	Written uint8
+	// Acked is ghost state: Acked[id-1] is offset+1 of record id once the leader's high
+	// watermark passed it (acks=all acknowledged), 0 before.
+	Acked [MaxLog]uint8
+	Used  [numFaults]uint8 // fault budgets used
+}
+
+// Kinds of action, in ActionKinds order.
+const (
+	KindLeaderAppend = iota
+	KindFollowerSendFetch
+	KindLeaderHandleFetch
+	KindNetworkReadRecord
+	KindFollowerHandleFetchResponse
+	KindFollowerSendEpochRequest
+	KindLeaderHandleEpochRequest
+	KindFollowerHandleEpochResponse
+	KindBrokerHandleLeaderAndIsr
+	KindLeaderShrinkISR
+	KindControllerHandleAlterPartition
+	KindLeaderHandleAlterPartitionResponse
+	KindControllerHandleBrokerFailure
+	KindControllerHandleBrokerStartup
+	KindControllerMoveLeader
+	KindBrokerCrash
+	KindBrokerUncleanCrash
+	KindBrokerRestart
+	KindNetworkLoseMessage
+	numKinds
+)
+
+var kindNames = []string{
+	"LeaderAppend",
+	"FollowerSendFetch",
+	"LeaderHandleFetch",
+	"NetworkReadRecord",
+	"FollowerHandleFetchResponse",
+	"FollowerSendEpochRequest",
+	"LeaderHandleEpochRequest",
+	"FollowerHandleEpochResponse",
+	"BrokerHandleLeaderAndIsr",
+	"LeaderShrinkISR",
+	"ControllerHandleAlterPartition",
+	"LeaderHandleAlterPartitionResponse",
+	"ControllerHandleBrokerFailure",
+	"ControllerHandleBrokerStartup",
+	"ControllerMoveLeader",
+	"BrokerCrash",
+	"BrokerUncleanCrash",
+	"BrokerRestart",
+	"NetworkLoseMessage",
+}
+
+// kindArgs is the number of arguments each kind prints.
+var kindArgs = [numKinds]int{
+	KindLeaderHandleFetch:        2,
+	KindNetworkReadRecord:        2,
+	KindLeaderHandleEpochRequest: 2,
+	KindLeaderShrinkISR:          2,
+	KindBrokerUncleanCrash:       4,
+}
+
+// Action codes: the kind in the low 5 bits, then up to four 4-bit arguments. Broker
+// arguments are indices (printed +1); other arguments are printed as they are.
+func act(kind int, args ...int) uint64 {
+	a := uint64(kind)
+	for i, v := range args {
+		a |= uint64(v) << (5 + 4*i)
+	}
+	return a
+}
+
+func act1(kind, b int) uint64    { return uint64(kind) | uint64(b)<<5 }
+func act2(kind, b, c int) uint64 { return uint64(kind) | uint64(b)<<5 | uint64(c)<<9 }
+func argOf(a uint64, i int) int  { return int(a>>(5+4*i)) & 15 }
+func kindOf(a uint64) int        { return int(a & 31) }
+func (m *Model) nb() int         { return m.C.Brokers }
+func bit(b int) uint8            { return 1 << b }
+func has(set uint8, b int) bool  { return set&(1<<b) != 0 }
+func popcount(set uint8) (n int) {
+	for ; set != 0; set &= set - 1 {
+		n++
+	}
+	return
+}
+
+// Action returns the code of the action of kind k with arguments args (broker indices
+// 0-based), for tests and transcripts.
+func Action(k int, args ...int) uint64 { return act(k, args...) }
+
+// KindByName returns the kind called name, or -1.
+func KindByName(name string) int {
+	for k, n := range kindNames {
+		if n == name {
+			return k
+		}
+	}
+	return -1
+}
+
+// ActionName is the action with its arguments: "FollowerSendFetch(2)" (brokers 1-based);
+// BrokerUncleanCrash(b, recoveryPoint, newLEO, checkpointEntries).
+func (m *Model) ActionName(a uint64) string {
+	k := kindOf(a)
+	if k >= numKinds {
+		return "Action(" + strconv.FormatUint(a, 10) + ")"
+	}
+	n := kindArgs[k]
+	if n == 0 {
+		n = 1
+	}
+	buf := append([]byte(kindNames[k]), '(')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		v := argOf(a, i)
+		if i < 2 && !(k == KindBrokerUncleanCrash && i > 0) {
+			v++ // broker
+		}
+		buf = strconv.AppendInt(buf, int64(v), 10)
+	}
+	return string(append(buf, ')'))
+}
+
+// ActionKind is the kind index of a.
+func (m *Model) ActionKind(a uint64) int { return kindOf(a) }
+
+// ActionKinds names the kinds of action.
+func (m *Model) ActionKinds() []string { return kindNames }
+
+// Fairness levels, numbered as checker.Fairness numbers them.
+const (
+	Unfair = 0
+	Weak   = 1
+)
+
+// Fairness is the default fairness of a kind: producer writes and faults (crashes, lag,
+// message loss, controlled leader changes) are unfair; every protocol step, including a
+// crashed broker's restart, is weakly fair.
+func (m *Model) Fairness(kind int) int {
+	switch kind {
+	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
+		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage:
+		return Unfair
+	}
+	return Weak
+}
+
+// Init appends the initial state: broker 1 leads epoch 1 with every broker in the ISR (as
+// after the controller's first election and LeaderAndIsr), every log empty; the followers
+// fetch from broker 1 in epoch 1.
+func (m *Model) Init(buf []State) []State {
+	var s State
+	all := uint8(1<<m.nb() - 1)
+	s.Ctrl = Controller{Leader: 1, Epoch: 1, ISR: all, Live: all}
+	for b := 0; b < m.nb(); b++ {
+		r := &s.B[b]
+		r.Alive = true
+		r.Leader = 1
+		r.Epoch = 1
+		if b == 0 {
+			r.Role = RoleLeader
+			r.ISR, r.MaxISR = all, all
+			r.assign(1, 0) // Partition.makeLeader: maybeAssignEpochStartOffset (KAFKA-7415)
+		} else {
+			r.Role = RoleFollower
+			m.startFetching(r)
+		}
+	}
+	return append(buf, s)
+}
+
+// Next appends the successors of s, in a fixed order: per broker its leader, follower,
+// network and controller steps, then the faults.
+func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) {
+	g := gen{m: m, s: s, succ: succ, acts: acts}
+	for b := 0; b < m.nb(); b++ {
+		m.leaderSteps(&g, b)
+		m.followerSteps(&g, b)
+		m.brokerSteps(&g, b)
+		m.controllerSteps(&g, b)
+	}
+	for b := 0; b < m.nb(); b++ {
+		m.faultSteps(&g, b)
+	}
+	return g.succ, g.acts
+}
+
+// gen collects successors; emit starts a successor as a copy of s.
+type gen struct {
+	m    *Model
+	s    *State
+	succ []State
+	acts []uint64
+}
+
+// emit appends a copy of the current state with action a and returns it for editing.
+func (g *gen) emit(a uint64) *State {
+	g.succ = append(g.succ, *g.s)
+	g.acts = append(g.acts, a)
+	return &g.succ[len(g.succ)-1]
+}
+
+// budget reports whether fault f has budget left.
+func (m *Model) budget(s *State, f int) bool {
+	lim := [numFaults]int{m.C.Crash, m.C.UncleanCrash, m.C.Lag, m.C.MessageLoss, m.C.LeaderChange}
+	return int(s.Used[f]) < lim[f]
+}
+
+// Valid checks the invariants of State's types (Replica's numbered list, the controller
+// and the network bounds) and returns the first one broken, or nil. It is used at the
+// gateways: trace loading and tests.
+func (m *Model) Valid(s *State) error {
+	bad := func(b int, what string) error {
+		return errString("model: b" + strconv.Itoa(b+1) + ": " + what)
+	}
+	for b := 0; b < MaxBrokers; b++ {
+		r := &s.B[b]
+		if b >= m.nb() {
+			if *r != (Replica{}) {
+				return bad(b, "state beyond the broker count")
+			}
+			continue
+		}
+		if int(r.LEO) > MaxLog || int(r.NCache) > MaxEpoch {
+			return bad(b, "log or cache length out of range")
+		}
+		for i := int(r.LEO); i < MaxLog; i++ {
+			if r.Log[i] != (Entry{}) {
+				return bad(b, "log entry beyond the log end")
+			}
+		}
+		for i := int(r.NCache); i < MaxEpoch; i++ {
+			if r.Cache[i] != (EpochEntry{}) {
+				return bad(b, "cache entry beyond the cache length")
+			}
+		}
+		if r.HW > r.LEO {
+			return bad(b, "high watermark above the log end")
+		}
+		for i := 1; i < int(r.NCache); i++ {
+			if r.Cache[i].Epoch <= r.Cache[i-1].Epoch || r.Cache[i].Start <= r.Cache[i-1].Start {
+				return bad(b, "leader-epoch cache not strictly monotonic")
+			}
+		}
+		if r.Role != RoleLeader && (r.ISR != 0 || r.MaxISR != 0 || r.LESO != 0 || r.FLEO != [MaxBrokers]uint8{} || r.Pending) {
+			return bad(b, "leader state on a non-leader")
+		}
+		if r.MaxISR&r.ISR != r.ISR || (!r.Pending && r.MaxISR != r.ISR) {
+			return bad(b, "maximal ISR inconsistent with the ISR")
+		}
+	}
+	for i := 0; i < MaxMsgs; i++ {
+		if i >= int(s.Net.Len) && s.Net.Msgs[i] != (Msg{}) {
+			return errString("model: message beyond the network length")
+		}
+		if i > 0 && i < int(s.Net.Len) && s.Net.Msgs[i-1].cmp(&s.Net.Msgs[i]) > 0 {
+			return errString("model: network not sorted")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package specs
+
+import "kmc/checker"
+
+// ParamKind is the type of a constant or fault budget.
+type ParamKind int
+
+// Parameter kinds. Every value is held as an int: a Bool as 0 or 1, an Enum as the index
+// of its name in Param.Enum.
+const (
+	Int ParamKind = iota
+	Bool
+	Enum
+)
+
+// Param is one constant or fault budget of a model family, with its range and default.
+type Param struct {
+	Name     string
+	Doc      string
+	Kind     ParamKind
+	Min, Max int      // inclusive range, for Int
+	Enum     []string // allowed names, for Enum
+	Default  int
+}
+
+// Switch is a fix switch of a model family, named after its issue ("KAFKA-18723").
+type Switch struct {
+	Name string
+	Doc  string
+}
+
+// PropertyInfo describes a property a family can check.
+type PropertyInfo struct {
+	Name string
+	Doc  string
+	Kind checker.Kind
+	Ref  string // JIRA issue or KIP it comes from, when any
+}
+
+// Config is a fully resolved configuration handed to Family.Build: every constant and
+// fault budget by name (defaults filled in), the switches that are on, and the properties
+// selected, in the order the spec lists them.
+type Config struct {
+	Values     map[string]int
+	Switches   map[string]bool
+	Properties []string
+}
+
+// Family is a model family kmc can check: its parameters, switches and properties, and a
+// constructor. Families lists them.
+type Family struct {
+	Name       string
+	Doc        string
+	Constants  []Param
+	Faults     []Param
+	Switches   []Switch
+	Properties []PropertyInfo
+	Symmetry   bool // the model implements checker.Symmetric
+	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
+	LivenessSymmetry bool
+	Build            func(cfg Config) (checker.Runnable, error)
+}
+
+// Families returns every model family, in a fixed order.
+func Families() []Family {
+	return []Family{
+		twoPhaseFamily(),
+		referenceFamily(),
+		kafkaFamily(),
+	}
+}
+
+// FamilyByName returns the family called name.
+func FamilyByName(name string) (Family, bool) {
+	for _, f := range Families() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Family{}, false
+}

@@ -1,0 +1,91 @@
+package specs
+
+import (
+	"fmt"
+
+	"kmc/checker"
+	"kmc/invariants"
+	"kmc/model"
+)
+
+// Fix switches of the kafka family.
+const (
+	Kafka18723 = "KAFKA-18723"
+	Kafka13077 = "KAFKA-13077"
+)
+
+// The kafka family: the main model, Kafka's replication of one partition (model package).
+func kafkaFamily() Family {
+	var props []PropertyInfo
+	for _, d := range invariants.All() {
+		props = append(props, PropertyInfo{Name: d.Name, Doc: d.Doc, Kind: d.Kind, Ref: d.Ref})
+	}
+	def := model.DefaultConfig()
+	fault := func(name, doc string) Param {
+		return Param{Name: name, Doc: doc, Kind: Int, Min: 0, Max: 15, Default: 0}
+	}
+	return Family{
+		Name: "kafka",
+		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
+			"read responses, truncation, ISR changes through AlterPartition, one controller, crashes",
+		Constants: []Param{
+			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
+			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
+			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: model.MaxLog, Default: def.MaxRecords},
+			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are disabled", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
+			{Name: "max_fetch_records", Doc: "records per fetch response", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
+			{Name: "truncation", Doc: "truncation strategy: high-watermark (pre-KIP-101), leader-epoch (KIP-101), diverging-epoch (KIP-320/KIP-595)",
+				Kind: Enum, Enum: model.TruncationNames, Default: def.Truncation},
+		},
+		Faults: []Param{
+			fault("crash", "clean broker crashes (log and checkpoints survive)"),
+			fault("unclean_crash", "unclean crashes: an unflushed suffix is lost, the leader-epoch checkpoint may be stale"),
+			fault("lag", "ISR shrinks of a lagging follower"),
+			fault("message_loss", "lost fetch-plane messages"),
+			fault("leader_change", "controlled leader changes (preferred-leader election)"),
+		},
+		Switches: []Switch{
+			{Name: Kafka18723, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
+			{Name: Kafka13077, Doc: "log recovery rebuilds the leader-epoch cache from the whole log"},
+		},
+		Properties: props,
+		Build:      buildKafka,
+	}
+}
+
+// KafkaConfig is the model configuration a resolved spec configuration describes.
+func KafkaConfig(cfg Config) model.Config {
+	v := cfg.Values
+	return model.Config{
+		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
+		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"], Truncation: v["truncation"],
+		Crash: v["crash"], UncleanCrash: v["unclean_crash"], Lag: v["lag"],
+		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
+		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
+	}
+}
+
+func buildKafka(cfg Config) (checker.Runnable, error) {
+	m, err := model.New(KafkaConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	var props []checker.Property[model.State]
+	for _, name := range cfg.Properties {
+		d, ok := invariants.ByName(name)
+		if !ok {
+			return nil, fmt.Errorf("kafka: unknown property %q", name)
+		}
+		props = append(props, d.Build(m))
+	}
+	return checker.Bind[model.State](KafkaModel{m}, props), nil
+}
+
+// KafkaModel adapts model.Model to checker.Model: the model reports fairness as a plain
+// int, numbered as checker.Fairness is, so that it need not import checker.
+type KafkaModel struct{ *model.Model }
+
+// Fairness is the model's fairness as a checker.Fairness.
+func (m KafkaModel) Fairness(kind int) checker.Fairness {
+	return checker.Fairness(m.Model.Fairness(kind))
+}

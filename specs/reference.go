@@ -1,0 +1,133 @@
+package specs
+
+import (
+	"fmt"
+
+	"kmc/checker"
+	"kmc/model/reference"
+)
+
+// The reference family: a port of the published TLA+ specification of Kafka replication
+// (hachikuji/kafka-specification), one variant per module, with the modules' constants.
+func referenceFamily() Family {
+	return Family{
+		Name: "reference",
+		Doc: "the published TLA+ spec of Kafka replication (hachikuji/kafka-specification): " +
+			"KafkaReplication with its variants, and AsyncIsr; same states as TLC",
+		Constants: []Param{
+			{Name: "variant", Doc: "the TLA+ module whose Next is checked", Kind: Enum,
+				Enum: reference.VariantNames, Default: int(reference.Kip320)},
+			{Name: "replicas", Doc: "|Replicas|; replicas are r1..rN", Kind: Int,
+				Min: 1, Max: reference.MaxReplicas, Default: 2},
+			{Name: "log_size", Doc: "LogSize: offsets of each log are 0..LogSize-1", Kind: Int,
+				Min: 1, Max: reference.MaxLogSize, Default: 2},
+			{Name: "max_records", Doc: "MaxRecords: record ids are 0..MaxRecords-1", Kind: Int,
+				Min: 1, Max: reference.MaxMaxRecords, Default: 2},
+			{Name: "max_leader_epoch", Doc: "MaxLeaderEpoch: leader epochs are 0..MaxLeaderEpoch", Kind: Int,
+				Min: 0, Max: reference.MaxMaxLeaderEpoch, Default: 3},
+			{Name: "max_offset", Doc: "AsyncIsr's MaxOffset: bound on every replica's offset (a state constraint)",
+				Kind: Int, Min: 1, Max: reference.MaxAsyncOffset, Default: 2},
+			{Name: "max_version", Doc: "AsyncIsr only: bound on the controller's ISR version (a state constraint)",
+				Kind: Int, Min: 0, Max: reference.MaxAsyncVersion, Default: 3},
+		},
+		Properties: []PropertyInfo{
+			{Name: "TypeOk", Kind: checker.Invariant, Ref: "KafkaReplication.tla, AsyncIsr.tla",
+				Doc: "every variable holds a value of its type (the evident intent of the module's TypeOk)"},
+			{Name: "TypeOkLiteral", Kind: checker.Invariant, Ref: "KafkaReplication.tla, AsyncIsr.tla",
+				Doc: "TypeOk as written: TLC cannot evaluate it (KafkaReplication) or it is false (AsyncIsr) in the initial state"},
+			{Name: "WeakIsr", Kind: checker.Invariant, Ref: "KafkaReplication.tla",
+				Doc: "a presumed leader agrees with its own ISR on every offset below its high watermark"},
+			{Name: "StrongIsr", Kind: checker.Invariant, Ref: "KafkaReplication.tla",
+				Doc: "a presumed leader agrees with the quorum's ISR on every offset below its high watermark"},
+			{Name: "LeaderInIsr", Kind: checker.Invariant, Ref: "KafkaReplication.tla",
+				Doc: "a leader named by the quorum is in the quorum's ISR (the evident intent)"},
+			{Name: "LeaderInIsrLiteral", Kind: checker.Invariant, Ref: "KafkaReplication.tla",
+				Doc: "LeaderInIsr as written, quorumState.leader \\in quorumState.isr: false while there is no leader"},
+			{Name: "ValidHighWatermark", Kind: checker.Invariant, Ref: "AsyncIsr.tla",
+				Doc: "every member of the controller's ISR has reached the leader's high watermark"},
+		},
+		Symmetry: true,
+		Build:    buildReference,
+	}
+}
+
+func buildReference(cfg Config) (checker.Runnable, error) {
+	v := reference.Variant(cfg.Values["variant"])
+	if v == reference.AsyncIsr {
+		return buildAsyncIsr(cfg)
+	}
+	m, err := reference.New(reference.Config{
+		Variant:        v,
+		Replicas:       cfg.Values["replicas"],
+		LogSize:        cfg.Values["log_size"],
+		MaxRecords:     cfg.Values["max_records"],
+		MaxLeaderEpoch: cfg.Values["max_leader_epoch"],
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	var props []checker.Property[reference.State]
+	for _, name := range cfg.Properties {
+		var f func(s *reference.State) bool
+		switch name {
+		case "TypeOk":
+			f = m.TypeOk
+		case "TypeOkLiteral":
+			f = m.TypeOkLiteral
+		case "WeakIsr":
+			f = m.WeakIsr
+		case "StrongIsr":
+			f = m.StrongIsr
+		case "LeaderInIsr":
+			f = m.LeaderInIsr
+		case "LeaderInIsrLiteral":
+			f = m.LeaderInIsrLiteral
+		default:
+			return nil, fmt.Errorf("reference: property %q is not defined by %v", name, v)
+		}
+		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f})
+	}
+	return checker.Bind[reference.State](referenceModel{m}, props), nil
+}
+
+func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
+	m, err := reference.NewAsyncIsr(reference.AsyncConfig{
+		Replicas:   cfg.Values["replicas"],
+		MaxOffset:  cfg.Values["max_offset"],
+		MaxVersion: cfg.Values["max_version"],
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	var props []checker.Property[reference.AsyncState]
+	for _, name := range cfg.Properties {
+		var f func(s *reference.AsyncState) bool
+		switch name {
+		case "TypeOk":
+			f = m.TypeOk
+		case "TypeOkLiteral":
+			f = m.TypeOkLiteral
+		case "ValidHighWatermark":
+			f = m.ValidHighWatermark
+		default:
+			return nil, fmt.Errorf("reference: property %q is not defined by AsyncIsr", name)
+		}
+		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f})
+	}
+	return checker.Bind[reference.AsyncState](asyncIsrModel{m}, props), nil
+}
+
+// referenceModel and asyncIsrModel adapt the reference models to checker.Model: they
+// report fairness as a plain int, numbered as checker.Fairness is, so that they need
+// not import checker.
+type referenceModel struct{ *reference.Model }
+
+func (m referenceModel) Fairness(kind int) checker.Fairness {
+	return checker.Fairness(m.Model.Fairness(kind))
+}
+
+type asyncIsrModel struct{ *reference.AsyncModel }
+
+func (m asyncIsrModel) Fairness(kind int) checker.Fairness {
+	return checker.Fairness(m.AsyncModel.Fairness(kind))
+}

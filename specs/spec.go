@@ -1,0 +1,790 @@
+// Package specs holds kmc's spec files (*.toml), their loader and validator, the model
+// families they name, and the regression suite that runs them.
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"kmc/checker"
+)
+
+// Spec is a loaded, validated spec file. Its invariants, checked by valid:
+//  1. Family is the family called Model.
+//  2. Properties is not empty, holds no duplicate, and names only properties of Family.
+//  3. Checks is not empty; check names are identifiers and unique.
+//  4. For every check, Config.Values holds every constant and fault budget of Family
+//     within its range, Config.Switches names only switches of Family (all true), and
+//     Config.Properties equals Properties.
+//  5. Expect is ok, violated or incomplete; Property is set iff Expect is violated, and is
+//     one of Properties or, with Options.Deadlock, "Deadlock".
+//  6. States and Depth are >= 0 (0: not pinned).
+//  7. Fairness names only action kinds of the model, with levels unfair, weak, strong.
+type Spec struct {
+	Path       string
+	Model      string
+	Doc        string
+	Family     Family
+	Properties []string
+	Options    checker.Options   // from [limits] and [options]
+	Fairness   []FairnessSetting // from [fairness], sorted by kind
+	Checks     []Check
+}
+
+// FairnessSetting overrides the fairness of one kind of action.
+type FairnessSetting struct {
+	Kind     string
+	Fairness checker.Fairness
+}
+
+// Check is one [[check]] of a spec, resolved: the configuration to build and what the
+// search must find.
+type Check struct {
+	Name     string
+	Pos      Pos // of its [[check]] header
+	Fixes    []string
+	Expect   checker.Verdict
+	Property string // the property expected to be violated
+	States   int64  // pinned distinct-state count; 0: not pinned
+	// Depth is the pinned depth of the complete search (ok, incomplete) or the length in
+	// states of the counterexample (violated); 0: not pinned.
+	Depth  int
+	Config Config
+}
+
+// DeadlockProperty is the name a deadlock is reported under.
+const DeadlockProperty = "Deadlock"
+
+// Error is one problem in a spec file or a --set override, at a position.
+type Error struct {
+	Pos     Pos
+	Key     string // the key path: "constants.brokers", "check[1].expect"
+	Problem string
+	Got     string // the offending value as written in TOML, or ""
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Pos.String())
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Problem)
+	if e.Got != "" {
+		b.WriteString(" (got ")
+		b.WriteString(e.Got)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// ErrorList is every problem found in a spec, sorted by position. It is the error Load
+// and Parse return for bad input.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	lines := make([]string, len(l))
+	for i, e := range l {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (l ErrorList) sort(path string) {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i].Pos, l[j].Pos
+		if (a.File == path) != (b.File == path) {
+			return a.File == path
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// Load reads and validates the spec file at path, with --set overrides applied
+// ("brokers=4", "faults.crash=1", "limits.max_states=1000"). Bad input yields an ErrorList.
+func Load(path string, sets []string) (*Spec, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load spec: %w", err)
+	}
+	return Parse(path, src, sets)
+}
+
+// Parse validates the spec text src, read from path, with --set overrides applied.
+func Parse(path string, src []byte, sets []string) (*Spec, error) {
+	v := &validator{path: path, pos: scanPositions(path, string(src))}
+	var raw map[string]any
+	if _, err := toml.Decode(string(src), &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			p := Pos{path, max(pe.Position.Line, 1), max(pe.Position.Col, 1)}
+			v.errs = append(v.errs, &Error{Pos: p, Problem: "toml: " + pe.Message})
+		} else {
+			v.errs = append(v.errs, &Error{Pos: Pos{path, 1, 1}, Problem: "toml: " + err.Error()})
+		}
+		return nil, v.errs
+	}
+	s := v.spec(raw, sets)
+	if len(v.errs) > 0 {
+		v.errs.sort(path)
+		return nil, v.errs
+	}
+	if err := s.valid(); err != nil {
+		return nil, fmt.Errorf("specs: internal: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+type validator struct {
+	path string
+	pos  map[string]keyPos
+	errs ErrorList
+}
+
+// at is the position of the key at path, or of the nearest enclosing key that has one.
+func (v *validator) at(path string, value bool) Pos {
+	for p := path; ; {
+		if kp, ok := v.pos[p]; ok {
+			if value {
+				return kp.val
+			}
+			return kp.key
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			return Pos{v.path, 1, 1}
+		}
+		p = p[:i]
+		value = false
+	}
+}
+
+// errKey reports a problem with a key itself (unknown, duplicate, missing).
+func (v *validator) errKey(path, problem string, got any) {
+	v.add(v.at(path, false), path, problem, got)
+}
+
+// errVal reports a problem with the value of a key.
+func (v *validator) errVal(path, problem string, got any) {
+	v.add(v.at(path, true), path, problem, got)
+}
+
+func (v *validator) add(p Pos, path, problem string, got any) {
+	e := &Error{Pos: p, Key: path, Problem: problem}
+	if got != nil {
+		e.Got = formatValue(got)
+	}
+	v.errs = append(v.errs, e)
+}
+
+var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
+var checkKeys = []string{"name", "fixes", "expect", "property", "states", "depth", "constants", "faults"}
+var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
+var optionKeys = []string{"deadlock", "symmetry", "workers"}
+
+// unknown reports every key of table not in known, in sorted order.
+func (v *validator) unknown(prefix string, table map[string]any, known []string) {
+	for _, k := range sortedKeys(table) {
+		if !contains(known, k) {
+			v.errKey(joinPath(prefix, k), "unknown key; want one of "+strings.Join(known, ", "), nil)
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) table(raw map[string]any, key string) map[string]any {
+	x, ok := raw[key]
+	if !ok {
+		return nil
+	}
+	t, ok := x.(map[string]any)
+	if !ok {
+		v.errVal(key, "must be a table", x)
+		return nil
+	}
+	return t
+}
+
+func (v *validator) str(raw map[string]any, prefix, key string, required bool) (string, bool) {
+	path := joinPath(prefix, key)
+	x, ok := raw[key]
+	if !ok {
+		if required {
+			v.errKey(prefix, "missing required key "+strconv.Quote(key), nil)
+		}
+		return "", false
+	}
+	s, ok := x.(string)
+	if !ok {
+		v.errVal(path, "must be a string, not "+typeName(x), x)
+		return "", false
+	}
+	return s, true
+}
+
+func (v *validator) strList(raw map[string]any, prefix, key string) ([]string, bool) {
+	path := joinPath(prefix, key)
+	x, ok := raw[key]
+	if !ok {
+		return nil, false
+	}
+	arr, ok := x.([]any)
+	if !ok {
+		v.errVal(path, "must be an array of strings, not "+typeName(x), x)
+		return nil, false
+	}
+	var out []string
+	good := true
+	for _, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			v.errVal(path, "must be an array of strings", x)
+			return nil, false
+		}
+		if contains(out, s) {
+			v.errVal(path, "duplicate name "+strconv.Quote(s), x)
+			good = false
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, good
+}
+
+func (v *validator) integer(raw map[string]any, prefix, key string, lo, hi int64) (int64, bool) {
+	path := joinPath(prefix, key)
+	x, ok := raw[key]
+	if !ok {
+		return 0, false
+	}
+	n, ok := x.(int64)
+	if !ok {
+		v.errVal(path, "must be an integer, not "+typeName(x), x)
+		return 0, false
+	}
+	if n < lo || n > hi {
+		if hi == maxInt {
+			v.errVal(path, fmt.Sprintf("must be at least %d", lo), x)
+		} else {
+			v.errVal(path, fmt.Sprintf("must be %d..%d", lo, hi), x)
+		}
+		return 0, false
+	}
+	return n, true
+}
+
+const maxInt = int64(^uint(0) >> 1)
+
+func (v *validator) boolean(raw map[string]any, prefix, key string) (bool, bool) {
+	x, ok := raw[key]
+	if !ok {
+		return false, false
+	}
+	b, ok := x.(bool)
+	if !ok {
+		v.errVal(joinPath(prefix, key), "must be true or false, not "+typeName(x), x)
+		return false, false
+	}
+	return b, true
+}
+
+// params validates a [constants] or [faults] table against the family's params and writes
+// the values into vals.
+func (v *validator) params(table map[string]any, prefix string, params []Param, vals map[string]int) {
+	var known []string
+	for _, p := range params {
+		known = append(known, p.Name)
+	}
+	for _, k := range sortedKeys(table) {
+		path := joinPath(prefix, k)
+		p, ok := findParam(params, k)
+		if !ok {
+			if len(known) == 0 {
+				v.errKey(path, "unknown key; the model has none", nil)
+			} else {
+				v.errKey(path, "unknown key; want one of "+strings.Join(known, ", "), nil)
+			}
+			continue
+		}
+		x := table[k]
+		switch p.Kind {
+		case Int:
+			if n, ok := v.integer(table, prefix, k, int64(p.Min), int64(p.Max)); ok {
+				vals[k] = int(n)
+			}
+		case Bool:
+			if b, ok := v.boolean(table, prefix, k); ok {
+				vals[k] = 0
+				if b {
+					vals[k] = 1
+				}
+			}
+		case Enum:
+			s, ok := x.(string)
+			if !ok {
+				v.errVal(path, "must be a string, one of "+quoteAll(p.Enum), x)
+				continue
+			}
+			i := index(p.Enum, s)
+			if i < 0 {
+				v.errVal(path, "must be one of "+quoteAll(p.Enum), x)
+				continue
+			}
+			vals[k] = i
+		}
+	}
+}
+
+func findParam(params []Param, name string) (Param, bool) {
+	for _, p := range params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// spec validates the decoded document and resolves it. Problems go to v.errs.
+func (v *validator) spec(raw map[string]any, sets []string) *Spec {
+	s := &Spec{Path: v.path}
+	v.unknown("", raw, topKeys)
+
+	model, _ := v.str(raw, "", "model", true)
+	fam, famOK := FamilyByName(model)
+	if _, has := raw["model"]; has && model != "" && !famOK {
+		var names []string
+		for _, f := range Families() {
+			names = append(names, f.Name)
+		}
+		v.errVal("model", "unknown model; want one of "+quoteAll(names), model)
+	}
+	s.Model, s.Family = model, fam
+	if famOK {
+		v.applySets(raw, fam, sets)
+	}
+	s.Doc, _ = v.str(raw, "", "doc", false)
+
+	// properties
+	props, ok := v.strList(raw, "", "properties")
+	if _, has := raw["properties"]; !has {
+		v.errKey("", `missing required key "properties"`, nil)
+	} else if ok && len(props) == 0 {
+		v.errVal("properties", "must name at least one property", raw["properties"])
+	}
+	if famOK {
+		var known []string
+		for _, p := range fam.Properties {
+			known = append(known, p.Name)
+		}
+		for _, p := range props {
+			if !contains(known, p) {
+				v.errVal("properties", "unknown property "+strconv.Quote(p)+"; want one of "+strings.Join(known, ", "), raw["properties"])
+			}
+		}
+	}
+	s.Properties = props
+
+	// constants and faults shared by every check
+	base := map[string]int{}
+	if famOK {
+		for _, p := range fam.Constants {
+			base[p.Name] = p.Default
+		}
+		for _, p := range fam.Faults {
+			base[p.Name] = p.Default
+		}
+	}
+	consts, faults := v.table(raw, "constants"), v.table(raw, "faults")
+	if famOK {
+		v.params(consts, "constants", fam.Constants, base)
+		v.params(faults, "faults", fam.Faults, base)
+	}
+
+	// limits and options
+	if lim := v.table(raw, "limits"); lim != nil {
+		v.unknown("limits", lim, limitKeys)
+		if n, ok := v.integer(lim, "limits", "max_states", 0, maxInt); ok {
+			s.Options.MaxStates = n
+		}
+		if n, ok := v.integer(lim, "limits", "max_depth", 0, maxInt); ok {
+			s.Options.MaxDepth = int(n)
+		}
+		if x, ok := lim["memory"]; ok {
+			switch m := x.(type) {
+			case int64:
+				if m < 0 {
+					v.errVal("limits.memory", "must not be negative", x)
+				}
+				s.Options.MemoryBytes = max(m, 0)
+			case string:
+				n, err := ParseSize(m)
+				if err != nil {
+					v.errVal("limits.memory", err.Error(), x)
+				}
+				s.Options.MemoryBytes = n
+			default:
+				v.errVal("limits.memory", "must be a size such as \"4GiB\", not "+typeName(x), x)
+			}
+		}
+		if x, ok := lim["time"]; ok {
+			if t, isStr := x.(string); isStr {
+				d, err := ParseDuration(t)
+				if err != nil {
+					v.errVal("limits.time", err.Error(), x)
+				}
+				s.Options.Time = d
+			} else {
+				v.errVal("limits.time", "must be a duration such as \"10m\", not "+typeName(x), x)
+			}
+		}
+	}
+	if opt := v.table(raw, "options"); opt != nil {
+		v.unknown("options", opt, optionKeys)
+		s.Options.Deadlock, _ = v.boolean(opt, "options", "deadlock")
+		if sym, ok := v.boolean(opt, "options", "symmetry"); ok {
+			if sym && famOK && !fam.Symmetry {
+				v.errVal("options.symmetry", "model "+fam.Name+" has no symmetry reduction", opt["symmetry"])
+			} else {
+				s.Options.Symmetry = sym
+			}
+		}
+		if n, ok := v.integer(opt, "options", "workers", 0, 4096); ok {
+			s.Options.Workers = int(n)
+		}
+	}
+	if fair := v.table(raw, "fairness"); fair != nil {
+		for _, k := range sortedKeys(fair) {
+			x := fair[k]
+			str, _ := x.(string)
+			f, ok := map[string]checker.Fairness{"unfair": checker.Unfair, "weak": checker.Weak, "strong": checker.Strong}[str]
+			if !ok {
+				v.errVal("fairness."+k, `must be "unfair", "weak" or "strong"`, x)
+				continue
+			}
+			s.Fairness = append(s.Fairness, FairnessSetting{Kind: k, Fairness: f})
+		}
+	}
+
+	v.checks(s, raw, base)
+
+	if len(v.errs) == 0 && len(s.Fairness) > 0 {
+		// Action kinds are known only to the model: build the first check to learn them.
+		r, err := s.Family.Build(s.Checks[0].Config)
+		if err != nil {
+			v.errKey("check[0]", "cannot build the model: "+err.Error(), nil)
+		} else {
+			kinds := r.ActionKinds()
+			for _, f := range s.Fairness {
+				if !contains(kinds, f.Kind) {
+					v.errKey("fairness."+f.Kind, "unknown action kind; want one of "+strings.Join(kinds, ", "), nil)
+				}
+			}
+		}
+	}
+	return s
+}
+
+func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
+	x, ok := raw["check"]
+	if !ok {
+		v.errKey("", "missing [[check]]: a spec needs at least one check", nil)
+		return
+	}
+	list, ok := x.([]map[string]any)
+	if !ok || len(list) == 0 {
+		v.errVal("check", "must be an array of tables ([[check]])", x)
+		return
+	}
+	first := map[string]string{} // name -> path of its first use
+	fam := s.Family
+	famOK := fam.Name != ""
+	for i, c := range list {
+		prefix := "check[" + strconv.Itoa(i) + "]"
+		v.unknown(prefix, c, checkKeys)
+		ck := Check{Pos: v.at(prefix, false)}
+		if name, ok := v.str(c, prefix, "name", true); ok {
+			switch {
+			case !isIdent(name):
+				v.errVal(prefix+".name", "must be an identifier (letters, digits, _ and -)", name)
+			case first[name] != "":
+				v.errVal(prefix+".name", "duplicate check name; first at "+v.at(first[name], true).String(), name)
+			default:
+				first[name] = prefix + ".name"
+			}
+			ck.Name = name
+		}
+		fixes, _ := v.strList(c, prefix, "fixes")
+		if famOK {
+			var known []string
+			for _, sw := range fam.Switches {
+				known = append(known, sw.Name)
+			}
+			for _, f := range fixes {
+				if !contains(known, f) {
+					want := "the model has none"
+					if len(known) > 0 {
+						want = "want one of " + strings.Join(known, ", ")
+					}
+					v.errVal(prefix+".fixes", "unknown switch "+strconv.Quote(f)+"; "+want, c["fixes"])
+				}
+			}
+		}
+		ck.Fixes = fixes
+		if e, ok := v.str(c, prefix, "expect", true); ok {
+			switch checker.Verdict(e) {
+			case checker.OK, checker.Violated, checker.Incomplete:
+				ck.Expect = checker.Verdict(e)
+			default:
+				v.errVal(prefix+".expect", `must be "ok", "violated" or "incomplete"`, e)
+			}
+		}
+		prop, hasProp := v.str(c, prefix, "property", false)
+		switch {
+		case ck.Expect == checker.Violated && !hasProp:
+			if _, present := c["property"]; !present {
+				v.errKey(prefix, `missing key "property": required when expect = "violated"`, nil)
+			}
+		case hasProp && ck.Expect != checker.Violated && ck.Expect != "":
+			v.errVal(prefix+".property", `only allowed when expect = "violated"`, prop)
+		case hasProp && !contains(s.Properties, prop) && !(prop == DeadlockProperty && s.Options.Deadlock):
+			want := "want one of the spec's properties: " + strings.Join(s.Properties, ", ")
+			if s.Options.Deadlock {
+				want += ", " + DeadlockProperty
+			}
+			v.errVal(prefix+".property", "not checked by this spec; "+want, prop)
+		}
+		ck.Property = prop
+		if n, ok := v.integer(c, prefix, "states", 1, maxInt); ok {
+			ck.States = n
+		}
+		if n, ok := v.integer(c, prefix, "depth", 1, maxInt); ok {
+			ck.Depth = int(n)
+		}
+		vals := map[string]int{}
+		for k, n := range base {
+			vals[k] = n
+		}
+		consts, faults := v.subTable(c, prefix, "constants"), v.subTable(c, prefix, "faults")
+		if famOK {
+			v.params(consts, prefix+".constants", fam.Constants, vals)
+			v.params(faults, prefix+".faults", fam.Faults, vals)
+		}
+		sw := map[string]bool{}
+		for _, f := range fixes {
+			sw[f] = true
+		}
+		ck.Config = Config{Values: vals, Switches: sw, Properties: append([]string(nil), s.Properties...)}
+		s.Checks = append(s.Checks, ck)
+	}
+}
+
+func (v *validator) subTable(c map[string]any, prefix, key string) map[string]any {
+	x, ok := c[key]
+	if !ok {
+		return nil
+	}
+	t, ok := x.(map[string]any)
+	if !ok {
+		v.errVal(prefix+"."+key, "must be a table", x)
+		return nil
+	}
+	return t
+}
+
+// valid checks the invariants listed on Spec. A failure is a bug in the loader.
+func (s *Spec) valid() error {
+	if f, ok := FamilyByName(s.Model); !ok || f.Name != s.Family.Name {
+		return fmt.Errorf("family %q does not match model %q", s.Family.Name, s.Model)
+	}
+	if len(s.Properties) == 0 {
+		return errors.New("no properties")
+	}
+	for i, p := range s.Properties {
+		if index(s.Properties, p) != i {
+			return fmt.Errorf("duplicate property %s", p)
+		}
+		found := false
+		for _, q := range s.Family.Properties {
+			found = found || q.Name == p
+		}
+		if !found {
+			return fmt.Errorf("unknown property %s", p)
+		}
+	}
+	if len(s.Checks) == 0 {
+		return errors.New("no checks")
+	}
+	for i, c := range s.Checks {
+		if !isIdent(c.Name) {
+			return fmt.Errorf("check %d: bad name %q", i, c.Name)
+		}
+		for j := range i {
+			if s.Checks[j].Name == c.Name {
+				return fmt.Errorf("duplicate check %s", c.Name)
+			}
+		}
+		if err := s.Family.validConfig(c.Config); err != nil {
+			return fmt.Errorf("check %s: %w", c.Name, err)
+		}
+		if strings.Join(c.Config.Properties, ",") != strings.Join(s.Properties, ",") {
+			return fmt.Errorf("check %s: properties differ from the spec's", c.Name)
+		}
+		switch c.Expect {
+		case checker.OK, checker.Incomplete:
+			if c.Property != "" {
+				return fmt.Errorf("check %s: property with expect %s", c.Name, c.Expect)
+			}
+		case checker.Violated:
+			if !contains(s.Properties, c.Property) && !(c.Property == DeadlockProperty && s.Options.Deadlock) {
+				return fmt.Errorf("check %s: expected property %q not checked", c.Name, c.Property)
+			}
+		default:
+			return fmt.Errorf("check %s: bad expect %q", c.Name, c.Expect)
+		}
+		if c.States < 0 || c.Depth < 0 {
+			return fmt.Errorf("check %s: negative pin", c.Name)
+		}
+	}
+	return nil
+}
+
+// validConfig checks that cfg holds every parameter of f in range and only f's switches.
+func (f Family) validConfig(cfg Config) error {
+	params := append(append([]Param(nil), f.Constants...), f.Faults...)
+	if len(cfg.Values) != len(params) {
+		return fmt.Errorf("%d values for %d parameters", len(cfg.Values), len(params))
+	}
+	for _, p := range params {
+		n, ok := cfg.Values[p.Name]
+		if !ok {
+			return fmt.Errorf("no value for %s", p.Name)
+		}
+		lo, hi := p.Min, p.Max
+		switch p.Kind {
+		case Bool:
+			lo, hi = 0, 1
+		case Enum:
+			lo, hi = 0, len(p.Enum)-1
+		}
+		if n < lo || n > hi {
+			return fmt.Errorf("%s = %d outside %d..%d", p.Name, n, lo, hi)
+		}
+	}
+	for name, on := range cfg.Switches {
+		found := false
+		for _, sw := range f.Switches {
+			found = found || sw.Name == name
+		}
+		if !found || !on {
+			return fmt.Errorf("bad switch %s", name)
+		}
+	}
+	return nil
+}
+
+// Runnable builds the model of check c and returns it with the search options of the spec
+// (limits, options and fairness) for it.
+func (s *Spec) Runnable(c *Check) (checker.Runnable, checker.Options, error) {
+	r, err := s.Family.Build(c.Config)
+	if err != nil {
+		return nil, checker.Options{}, fmt.Errorf("%s: check %s: build model: %w", s.Path, c.Name, err)
+	}
+	opts := s.Options
+	if len(s.Fairness) > 0 {
+		kinds := r.ActionKinds()
+		over := make([]checker.Fairness, len(kinds))
+		for i := range over {
+			over[i] = -1
+		}
+		for _, f := range s.Fairness {
+			if i := index(kinds, f.Kind); i >= 0 {
+				over[i] = f.Fairness
+			}
+		}
+		opts.FairnessOverride = over
+	}
+	return r, opts, nil
+}
+
+// CheckByName returns the check called name.
+func (s *Spec) CheckByName(name string) (*Check, bool) {
+	for i := range s.Checks {
+		if s.Checks[i].Name == name {
+			return &s.Checks[i], true
+		}
+	}
+	return nil, false
+}
+
+// PropertyKind is the kind of the named property of the spec's family ("Deadlock" counts
+// as a safety property: an invariant).
+func (s *Spec) PropertyKind(name string) checker.Kind {
+	for _, p := range s.Family.Properties {
+		if p.Name == name {
+			return p.Kind
+		}
+	}
+	return checker.Invariant
+}

@@ -1,0 +1,204 @@
+package specs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"kmc/checker"
+)
+
+// Outcome names a verdict with its property: "ok", "violated(TCConsistent)", "incomplete".
+func Outcome(v checker.Verdict, property string) string {
+	if v == checker.Violated && property != "" {
+		return string(v) + "(" + property + ")"
+	}
+	return string(v)
+}
+
+// Expected is the outcome the check expects.
+func (c *Check) Expected() string { return Outcome(c.Expect, c.Property) }
+
+// ResultDepth is the figure a check's pinned depth is compared with: the length in states
+// of the counterexample for a violation with a trace, else the depth of the search.
+func ResultDepth(r checker.Result) int {
+	if r.Verdict == checker.Violated && r.Trace != nil {
+		return len(r.Trace.States)
+	}
+	return r.Stats.Depth
+}
+
+// Compare lists how result r differs from what check c expects, one line per difference
+// ("states: got 290, want 288"); it is empty when they agree. Pinned figures are compared
+// only when the verdict and property agree.
+func (c *Check) Compare(r checker.Result) []string {
+	var diffs []string
+	if r.Verdict != c.Expect {
+		diffs = append(diffs, fmt.Sprintf("verdict: got %s, want %s", Outcome(r.Verdict, r.Property), c.Expected()))
+		return diffs
+	}
+	if c.Expect == checker.Violated && r.Property != c.Property {
+		diffs = append(diffs, fmt.Sprintf("property: got %s, want %s", r.Property, c.Property))
+		return diffs
+	}
+	if c.States != 0 && r.Stats.Distinct != c.States {
+		diffs = append(diffs, fmt.Sprintf("states: got %d, want %d", r.Stats.Distinct, c.States))
+	}
+	if c.Depth != 0 {
+		what := "depth"
+		if c.Expect == checker.Violated {
+			what = "trace length"
+		}
+		if d := ResultDepth(r); d != c.Depth {
+			diffs = append(diffs, fmt.Sprintf("%s: got %d, want %d", what, d, c.Depth))
+		}
+	}
+	return diffs
+}
+
+// MergeOptions returns the spec's options with the caller's on top: a non-zero Workers,
+// MaxStates, MaxDepth, Time or MemoryBytes in over replaces the spec's, Deadlock and
+// Symmetry set in over turn the option on, and Progress, ProgressEvery and Stop are the
+// caller's. A memory budget in over is a default: the spec's own budget wins when set
+// unless force is true.
+func MergeOptions(spec, over checker.Options, forceMemory bool) checker.Options {
+	o := spec
+	if over.Workers != 0 {
+		o.Workers = over.Workers
+	}
+	if over.MaxStates != 0 {
+		o.MaxStates = over.MaxStates
+	}
+	if over.MaxDepth != 0 {
+		o.MaxDepth = over.MaxDepth
+	}
+	if over.Time != 0 {
+		o.Time = over.Time
+	}
+	if over.MemoryBytes != 0 && (forceMemory || o.MemoryBytes == 0) {
+		o.MemoryBytes = over.MemoryBytes
+	}
+	o.Deadlock = o.Deadlock || over.Deadlock
+	o.Symmetry = o.Symmetry || over.Symmetry
+	o.Progress, o.ProgressEvery, o.Stop = over.Progress, over.ProgressEvery, over.Stop
+	return o
+}
+
+// FindSpecs lists every *.toml file under dir, recursively, in sorted order.
+func FindSpecs(dir string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".toml") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find specs: %w", err)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// SuiteReport is what RunSuite found.
+type SuiteReport struct {
+	Checks     int
+	Mismatches int
+}
+
+// RunSuite loads every spec under dir (recursively, sorted), runs each of their checks with
+// the spec's options merged with opts (see MergeOptions), and writes one row per check to w:
+// spec, check, expected and actual outcome, distinct states, depth (trace length for a
+// violation) and time, then one indented line per difference from the expectation. Only
+// the time column varies between runs. A spec that fails to load stops the suite before
+// anything runs: the error is an ErrorList per spec, joined.
+func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error) {
+	var rep SuiteReport
+	paths, err := FindSpecs(dir)
+	if err != nil {
+		return rep, err
+	}
+	if len(paths) == 0 {
+		return rep, fmt.Errorf("suite: no *.toml files under %s", dir)
+	}
+	var loaded []*Spec
+	var errs []error
+	for _, p := range paths {
+		s, err := Load(p, nil)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		loaded = append(loaded, s)
+	}
+	if len(errs) > 0 {
+		return rep, errors.Join(errs...)
+	}
+	specW, checkW, expW := len("SPEC"), len("CHECK"), len("EXPECTED")
+	gotW := len("incomplete")
+	for _, s := range loaded {
+		specW = max(specW, len(s.Path))
+		for _, p := range append([]string{DeadlockProperty}, s.Properties...) {
+			gotW = max(gotW, len(Outcome(checker.Violated, p)))
+		}
+		for i := range s.Checks {
+			checkW = max(checkW, len(s.Checks[i].Name))
+			expW = max(expW, len(s.Checks[i].Expected()))
+		}
+	}
+	gotW = max(gotW, expW)
+	row := func(spec, check, exp, got, states, depth, t string) {
+		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %-*s  %10s  %5s  %s\n", specW, spec, checkW, check, expW, exp, gotW, got, states, depth, t)
+	}
+	row("SPEC", "CHECK", "EXPECTED", "GOT", "STATES", "DEPTH", "TIME")
+	for _, s := range loaded {
+		for i := range s.Checks {
+			c := &s.Checks[i]
+			r, o, err := s.Runnable(c)
+			if err != nil {
+				return rep, err
+			}
+			res := r.Check(MergeOptions(o, opts, false))
+			rep.Checks++
+			row(s.Path, c.Name, c.Expected(), Outcome(res.Verdict, res.Property),
+				strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
+			diffs := c.Compare(res)
+			if len(diffs) > 0 {
+				rep.Mismatches++
+			}
+			for _, d := range diffs {
+				fmt.Fprintf(w, "  mismatch: %s\n", d)
+			}
+			if res.Verdict == checker.Incomplete && res.Reason != "" && c.Expect != checker.Incomplete {
+				fmt.Fprintf(w, "  incomplete: %s\n", res.Reason)
+			}
+		}
+	}
+	if rep.Mismatches == 0 {
+		fmt.Fprintf(w, "ok: %s in %s match their expectations\n", plural(rep.Checks, "check"), plural(len(loaded), "spec file"))
+	} else {
+		fmt.Fprintf(w, "FAIL: %d of %d checks differ from their expectations\n", rep.Mismatches, rep.Checks)
+	}
+	return rep, nil
+}
+
+// FormatElapsed prints a duration in seconds with two decimals: "0.01s", "12.34s".
+func FormatElapsed(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -1,0 +1,369 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"kmc/checker"
+)
+
+// ITF metadata keys. The standard ones come from ADR-015 and Quint's model-based testing
+// convention (mbt::actionTaken); kmc's own extensions use the "kmc::" prefix so that other
+// tools ignore them.
+const (
+	itfFormatDescription = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+	actionTakenVar       = "mbt::actionTaken"
+	initAction           = "init" // mbt::actionTaken of the initial state, as Quint writes it
+)
+
+// ITFOptions control WriteITF.
+type ITFOptions struct {
+	Source      string // the spec file the trace comes from, for #meta.source
+	Description string // free text for #meta.description; a default names the property
+	Check       string // the spec's check the trace comes from, for #meta.kmc::check
+}
+
+// WriteITF writes t in the Informal Trace Format (Apalache ADR-015): "#meta", "vars",
+// "states" (each with "#meta" {index, action, kind} and the variable "mbt::actionTaken")
+// and, for a lasso, "loop": the index of the state the last state goes back to. A trace
+// that stutters forever in its last state has loop = its last index and "kmc::stutter".
+// Values are written in their canonical compact form; a value that is not valid ITF is an
+// error.
+func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
+	if err := validTrace(t); err != nil {
+		return fmt.Errorf("itf: %w", err)
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n  \"#meta\": {")
+	desc := opts.Description
+	if desc == "" {
+		desc = "Created by kmc"
+		if t.Property != "" {
+			desc += ": a counterexample to " + t.Property
+		}
+	}
+	meta := [][2]any{
+		{"format", "ITF"},
+		{"format-description", itfFormatDescription},
+		{"source", opts.Source},
+		{"description", desc},
+	}
+	if opts.Check != "" {
+		meta = append(meta, [2]any{"kmc::check", opts.Check})
+	}
+	if t.Property != "" {
+		meta = append(meta, [2]any{"kmc::property", t.Property})
+	}
+	if len(t.Actors) > 0 {
+		meta = append(meta, [2]any{"kmc::actors", t.Actors})
+	}
+	if t.Loop >= 0 {
+		meta = append(meta, [2]any{"kmc::backAction", t.BackAction}, [2]any{"kmc::backKind", t.BackKind})
+	}
+	if t.Stutter {
+		meta = append(meta, [2]any{"kmc::stutter", true})
+	}
+	for i, kv := range meta {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n    ")
+		writeJSON(&b, kv[0])
+		b.WriteString(": ")
+		writeJSON(&b, kv[1])
+	}
+	b.WriteString("\n  },\n  \"vars\": ")
+	writeJSON(&b, append(append([]string(nil), t.Vars...), actionTakenVar))
+	b.WriteString(",\n  \"states\": [")
+	for i, s := range t.States {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		action, kind := s.Action, s.Kind
+		taken := action
+		if i == 0 {
+			action, kind, taken = "", "", initAction
+		}
+		b.WriteString("\n    {\n      \"#meta\": {\"index\": ")
+		fmt.Fprintf(&b, "%d", i)
+		if i > 0 {
+			b.WriteString(", \"action\": ")
+			writeJSON(&b, action)
+			b.WriteString(", \"kind\": ")
+			writeJSON(&b, kind)
+		}
+		if s.Events != "" {
+			var ev bytes.Buffer
+			if err := json.Compact(&ev, []byte(s.Events)); err != nil {
+				return fmt.Errorf("itf: state %d: events: %w", i+1, err)
+			}
+			b.WriteString(", \"kmc::events\": ")
+			b.Write(ev.Bytes())
+		}
+		b.WriteString("}")
+		for v, name := range t.Vars {
+			val, err := ParseValue([]byte(s.Values[v]))
+			if err != nil {
+				return fmt.Errorf("itf: state %d: %s: %w", i+1, name, err)
+			}
+			b.WriteString(",\n      ")
+			writeJSON(&b, name)
+			b.WriteString(": ")
+			b.Write(val.AppendJSON(nil))
+		}
+		b.WriteString(",\n      ")
+		writeJSON(&b, actionTakenVar)
+		b.WriteString(": ")
+		writeJSON(&b, taken)
+		b.WriteString("\n    }")
+	}
+	b.WriteString("\n  ]")
+	switch {
+	case t.Loop >= 0:
+		fmt.Fprintf(&b, ",\n  \"loop\": %d", t.Loop)
+	case t.Stutter:
+		fmt.Fprintf(&b, ",\n  \"loop\": %d", len(t.States)-1)
+	}
+	b.WriteString("\n}\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("itf: %w", err)
+	}
+	return nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)       // strings, bools and string slices always encode
+	b.Truncate(b.Len() - 1) // Encode adds a newline
+}
+
+// itfFile is the top level of an ITF file as LoadITF reads it.
+type itfFile struct {
+	Meta   map[string]json.RawMessage   `json:"#meta"`
+	Params []string                     `json:"params"`
+	Vars   []string                     `json:"vars"`
+	States []map[string]json.RawMessage `json:"states"`
+	Loop   *int                         `json:"loop"`
+}
+
+// LoadITF reads an ITF trace, as WriteITF writes it or as another ITF tool (Apalache,
+// Quint) does: #meta is optional everywhere; an action is read from the state's
+// #meta.action or from mbt::actionTaken; variables named "mbt::..." are metadata, not
+// state. Errors carry the JSON path ("states[2].x: #set[1]: ...") and the state number.
+// The trace returned satisfies the renderers' invariants (see validTrace).
+func LoadITF(r io.Reader) (*checker.Trace, error) {
+	t, _, err := LoadITFMeta(r)
+	return t, err
+}
+
+// LoadITFMeta is LoadITF that also returns the trace's origin from #meta (source,
+// description and kmc::check), as far as the file records it.
+func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
+	var meta ITFOptions
+	data, err := io.ReadAll(bufio.NewReader(r))
+	if err != nil {
+		return nil, meta, fmt.Errorf("itf: %w", err)
+	}
+	var f itfFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, meta, fmt.Errorf("itf: %w", err)
+	}
+	for _, kv := range []struct {
+		key string
+		dst *string
+	}{{"source", &meta.Source}, {"description", &meta.Description}, {"kmc::check", &meta.Check}} {
+		if err := metaString(f.Meta, kv.key, "#meta", kv.dst); err != nil {
+			return nil, meta, fmt.Errorf("itf: %w", err)
+		}
+	}
+	t, err := loadITF(&f)
+	if err != nil {
+		return nil, meta, err
+	}
+	return t, meta, nil
+}
+
+func loadITF(f *itfFile) (*checker.Trace, error) {
+	if f.Vars == nil {
+		return nil, fmt.Errorf("itf: vars: missing")
+	}
+	if len(f.States) == 0 {
+		return nil, fmt.Errorf("itf: states: no states")
+	}
+	t := &checker.Trace{Loop: -1}
+	seen := map[string]bool{}
+	for i, v := range f.Vars {
+		if seen[v] {
+			return nil, fmt.Errorf("itf: vars[%d]: duplicate variable %q", i, v)
+		}
+		seen[v] = true
+		if !strings.HasPrefix(v, "mbt::") && !strings.HasPrefix(v, "#") {
+			t.Vars = append(t.Vars, v)
+		}
+	}
+	if err := metaString(f.Meta, "kmc::property", "#meta", &t.Property); err != nil {
+		return nil, fmt.Errorf("itf: %w", err)
+	}
+	if raw, ok := f.Meta["kmc::actors"]; ok {
+		if err := json.Unmarshal(raw, &t.Actors); err != nil {
+			return nil, fmt.Errorf("itf: #meta.kmc::actors: %w", err)
+		}
+	}
+	for i, st := range f.States {
+		path := fmt.Sprintf("states[%d]", i)
+		s, err := loadState(st, t.Vars, i, path)
+		if err != nil {
+			return nil, fmt.Errorf("itf: %s (state %d): %w", path, i+1, err)
+		}
+		t.States = append(t.States, s)
+	}
+	var stutter bool
+	if raw, ok := f.Meta["kmc::stutter"]; ok {
+		if err := json.Unmarshal(raw, &stutter); err != nil {
+			return nil, fmt.Errorf("itf: #meta.kmc::stutter: %w", err)
+		}
+	}
+	if f.Loop != nil {
+		l := *f.Loop
+		if l < 0 || l >= len(t.States) {
+			return nil, fmt.Errorf("itf: loop: %d outside the %d states", l, len(t.States))
+		}
+		if stutter {
+			if l != len(t.States)-1 {
+				return nil, fmt.Errorf("itf: loop: a stuttering trace loops on its last state %d (got %d)", len(t.States)-1, l)
+			}
+			t.Stutter = true
+		} else {
+			t.Loop = l
+			if err := metaString(f.Meta, "kmc::backAction", "#meta", &t.BackAction); err != nil {
+				return nil, fmt.Errorf("itf: %w", err)
+			}
+			if err := metaString(f.Meta, "kmc::backKind", "#meta", &t.BackKind); err != nil {
+				return nil, fmt.Errorf("itf: %w", err)
+			}
+			if t.BackKind == "" {
+				t.BackKind = kindOf(t.BackAction)
+			}
+		}
+	} else if stutter {
+		return nil, fmt.Errorf("itf: #meta.kmc::stutter: set without a loop")
+	}
+	if err := validTrace(t); err != nil {
+		return nil, fmt.Errorf("itf: %w", err)
+	}
+	return t, nil
+}
+
+func loadState(st map[string]json.RawMessage, vars []string, i int, path string) (checker.TraceState, error) {
+	var s checker.TraceState
+	var meta map[string]json.RawMessage
+	if raw, ok := st["#meta"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return s, fmt.Errorf("#meta: %w", err)
+		}
+	}
+	if raw, ok := meta["index"]; ok {
+		var idx int
+		if err := json.Unmarshal(raw, &idx); err != nil {
+			return s, fmt.Errorf("#meta.index: %w", err)
+		}
+		if idx != i {
+			return s, fmt.Errorf("#meta.index: got %d, want %d", idx, i)
+		}
+	}
+	if err := metaString(meta, "action", "#meta", &s.Action); err != nil {
+		return s, err
+	}
+	if s.Action == "" {
+		if raw, ok := st[actionTakenVar]; ok {
+			if err := json.Unmarshal(raw, &s.Action); err != nil {
+				return s, fmt.Errorf("%s: %w", actionTakenVar, err)
+			}
+		}
+	}
+	if err := metaString(meta, "kind", "#meta", &s.Kind); err != nil {
+		return s, err
+	}
+	if raw, ok := meta["kmc::events"]; ok {
+		var ev []map[string]any
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return s, fmt.Errorf("#meta.kmc::events: %w", err)
+		}
+		var c bytes.Buffer
+		_ = json.Compact(&c, raw) // valid: it unmarshalled
+		s.Events = c.String()
+	}
+	if i == 0 {
+		s.Action, s.Kind, s.Events = "", "", ""
+	} else {
+		if s.Action == "" {
+			return s, fmt.Errorf("no action: want #meta.action or %s", actionTakenVar)
+		}
+		if s.Kind == "" {
+			s.Kind = kindOf(s.Action)
+		}
+	}
+	for _, name := range vars {
+		raw, ok := st[name]
+		if !ok {
+			return s, fmt.Errorf("%s: missing", name)
+		}
+		v, err := parseValueAt(raw, name)
+		if err != nil {
+			return s, err
+		}
+		s.Values = append(s.Values, string(v.AppendJSON(nil)))
+	}
+	for k := range st {
+		if !strings.HasPrefix(k, "#") && !strings.HasPrefix(k, "mbt::") && !contains(vars, k) {
+			return s, fmt.Errorf("%s: not a variable named in vars", k)
+		}
+	}
+	return s, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parseValueAt parses a value and prefixes errors with path instead of "$".
+func parseValueAt(data []byte, path string) (Value, error) {
+	v, err := ParseValue(data)
+	if err != nil {
+		msg := err.Error()
+		if strings.HasPrefix(msg, "$") {
+			return Value{}, fmt.Errorf("%s%s", path, strings.TrimPrefix(msg, "$"))
+		}
+		return Value{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+func metaString(meta map[string]json.RawMessage, key, path string, dst *string) error {
+	raw, ok := meta[key]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("%s.%s: want a string", path, key)
+	}
+	return nil
+}
+
+// kindOf is the kind of an action named "Kind(args)": the name before the arguments.
+func kindOf(action string) string {
+	if i := strings.IndexByte(action, '('); i >= 0 {
+		return action[:i]
+	}
+	return action
+}

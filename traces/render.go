@@ -1,0 +1,63 @@
+package traces
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/goccy/go-graphviz"
+
+	"kmc/checker"
+)
+
+// RenderDOT lays out DOT text with Graphviz (go-graphviz: Graphviz compiled to
+// WebAssembly, no external dot binary) and writes it as format "svg" or "png". layout is
+// a Graphviz engine name ("dot", "neato"); "" means dot.
+func RenderDOT(w io.Writer, dot []byte, format, layout string) error {
+	var f graphviz.Format
+	switch format {
+	case "svg":
+		f = graphviz.SVG
+	case "png":
+		return renderPNG(w, dot, layout)
+	default:
+		return fmt.Errorf("render: unknown format %q (want svg or png)", format)
+	}
+	ctx := context.Background()
+	gv, err := graphviz.New(ctx)
+	if err != nil {
+		return fmt.Errorf("render: start graphviz: %w", err)
+	}
+	defer gv.Close()
+	if layout != "" {
+		gv.SetLayout(graphviz.Layout(layout))
+	}
+	g, err := graphviz.ParseBytes(dot)
+	if err != nil {
+		return fmt.Errorf("render: parse dot: %w", err)
+	}
+	defer g.Close()
+	var b bytes.Buffer
+	if err := gv.Render(ctx, g, f, &b); err != nil {
+		return fmt.Errorf("render: %s: %w", format, err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	return nil
+}
+
+// SVG writes the trace graph (see DOT) as SVG.
+func SVG(w io.Writer, t *checker.Trace) error { return renderTrace(w, t, "svg") }
+
+// PNG writes the trace graph (see DOT) as PNG.
+func PNG(w io.Writer, t *checker.Trace) error { return renderTrace(w, t, "png") }
+
+func renderTrace(w io.Writer, t *checker.Trace, format string) error {
+	var dot bytes.Buffer
+	if err := DOT(&dot, t); err != nil {
+		return err
+	}
+	return RenderDOT(w, dot.Bytes(), format, "")
+}

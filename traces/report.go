@@ -1,0 +1,282 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"kmc/checker"
+)
+
+// ReportInfo is what the HTML report says around the trace: where it comes from and the
+// search's verdict and statistics.
+type ReportInfo struct {
+	Title    string          // e.g. "specs/kafka-18723.toml, check buggy"; "" for a default
+	Spec     string          // spec file
+	Check    string          // check name
+	Verdict  checker.Verdict // ok, violated, incomplete
+	Property string          // violated property; defaults to Trace.Property
+	Reason   string
+	Stats    *checker.Stats // nil when unknown (a trace rendered from a file)
+	Command  string         // command line to reproduce, shown verbatim
+}
+
+type reportStep struct {
+	N       int         `json:"n"`
+	Action  string      `json:"action"`
+	Changes []string    `json:"changes"`
+	Vars    []reportVar `json:"vars"`
+}
+
+type reportVar struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Changed bool   `json:"changed"`
+}
+
+type reportStat struct{ Name, Value string }
+
+type reportData struct {
+	Title, Verdict, Property, Reason, Spec, Check, Command string
+	Stats                                                  []reportStat
+	Graph, Sequence                                        template.HTML
+	Text                                                   string
+	Data                                                   template.JS
+	Steps                                                  int
+	Ending                                                 string
+}
+
+// HTML writes a self-contained report page (inline CSS, JavaScript and SVG; nothing
+// fetched): the verdict, the statistics, the trace graph, the message sequence chart and a
+// step-by-step view of the states (slider, buttons, arrow keys) with changed variables
+// highlighted and the current state marked in the graph.
+func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
+	if err := validTrace(t); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	var graph, seq, text bytes.Buffer
+	if err := SVG(&graph, t); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	if err := SequenceSVG(&seq, t); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	if err := Text(&text, t, TextOptions{}); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	steps := make([]reportStep, len(t.States))
+	for i, s := range t.States {
+		st := reportStep{N: i + 1, Action: s.Action, Changes: []string{}}
+		for _, c := range stateChanges(t, i) {
+			st.Changes = append(st.Changes, c.String())
+		}
+		if i == 0 {
+			st.Action = "Initial predicate"
+		}
+		for v, name := range t.Vars {
+			st.Vars = append(st.Vars, reportVar{Name: name, Value: Format(s.Values[v]), Changed: i > 0 && changed(t, i, v)})
+		}
+		steps[i] = st
+	}
+	data, err := json.Marshal(steps) // escapes <, > and & for the script element
+	if err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	d := reportData{
+		Title: info.Title, Verdict: string(info.Verdict), Property: info.Property, Reason: info.Reason,
+		Spec: info.Spec, Check: info.Check, Command: info.Command,
+		Graph:    template.HTML(stripProlog(graph.String())),
+		Sequence: template.HTML(stripProlog(seq.String())),
+		Text:     text.String(),
+		Data:     template.JS(data),
+		Steps:    len(t.States),
+	}
+	if d.Property == "" {
+		d.Property = t.Property
+	}
+	if d.Verdict == "" {
+		d.Verdict = string(checker.Violated)
+	}
+	if d.Title == "" {
+		d.Title = "kmc counterexample"
+		if d.Property != "" {
+			d.Title += ": " + d.Property
+		}
+	}
+	switch {
+	case t.Loop >= 0:
+		d.Ending = fmt.Sprintf("After state %d the behaviour goes back to state %d by %s and repeats forever.", len(t.States), t.Loop+1, t.BackAction)
+	case t.Stutter:
+		d.Ending = fmt.Sprintf("After state %d the behaviour stutters forever.", len(t.States))
+	}
+	if s := info.Stats; s != nil {
+		d.Stats = []reportStat{
+			{"states generated", fmt.Sprint(s.Generated)},
+			{"distinct states found", fmt.Sprint(s.Distinct)},
+			{"states left on queue", fmt.Sprint(s.Queue)},
+			{"depth of the state graph search", fmt.Sprint(s.Depth)},
+			{"fingerprint collision probability (optimistic)", fmt.Sprintf("%.2g", s.Collision)},
+			{"time", s.Elapsed.Round(time.Millisecond).String()},
+			{"workers", fmt.Sprint(s.Workers)},
+		}
+	}
+	if err := reportTemplate.Execute(w, d); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	return nil
+}
+
+var prolog = regexp.MustCompile(`(?s)^\s*(<\?xml.*?\?>\s*)?(<!DOCTYPE.*?>\s*)?`)
+
+// stripProlog removes the XML declaration and doctype so that an SVG can be inlined.
+func stripProlog(svg string) string {
+	return strings.TrimSpace(prolog.ReplaceAllString(svg, ""))
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body { font-family: Helvetica, Arial, sans-serif; margin: 0; color: #111; background: #fafafa; }
+header { background: #fff; border-bottom: 1px solid #ddd; padding: 14px 24px; }
+h1 { font-size: 20px; margin: 0 0 6px 0; }
+h2 { font-size: 16px; margin: 0 0 10px 0; }
+.verdict { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: bold; }
+.verdict.violated { background: #d62728; } .verdict.ok { background: #2ca02c; } .verdict.incomplete { background: #ff7f0e; }
+.row { display: grid; gap: 16px; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); align-items: start; }
+@media (max-width: 900px) { .row { grid-template-columns: minmax(0, 1fr); } }
+#graph svg { max-width: 100%; height: auto; }
+main { padding: 16px 24px; display: grid; gap: 16px; grid-template-columns: minmax(0, 1fr); }
+section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 14px; overflow: auto; }
+table { border-collapse: collapse; font-size: 13px; }
+td, th { border-bottom: 1px solid #eee; padding: 4px 10px; text-align: left; vertical-align: top; }
+td.value { font-family: Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-all; }
+tr.changed td { background: #fff3cd; }
+tr.changed td.name::after { content: " \2022"; color: #d62728; }
+.controls { display: flex; align-items: center; gap: 10px; margin-bottom: 10px; }
+.controls input[type=range] { flex: 1; }
+#steps { position: sticky; top: 8px; max-height: calc(100vh - 16px); }
+#changes { font-family: Menlo, Consolas, monospace; font-size: 12px; background: #fff3cd; margin: 6px 0 10px 0; padding: 6px 6px 6px 24px; }
+#changes:empty { display: none; }
+#step-title { font-weight: bold; font-size: 15px; margin: 6px 0; }
+.node.current polygon, .node.current path { stroke: #ff7f0e !important; stroke-width: 4px !important; }
+pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
+#js-error { display: none; background: #d62728; color: #fff; padding: 8px; }
+.muted { color: #666; font-size: 13px; }
+</style>
+</head>
+<body>
+<div id="js-error"></div>
+<header>
+<h1>{{.Title}}</h1>
+<div><span class="verdict {{.Verdict}}">{{.Verdict}}</span>
+{{if .Property}} property <b>{{.Property}}</b>{{end}}
+{{if .Reason}} <span class="muted">({{.Reason}})</span>{{end}}</div>
+<div class="muted">{{if .Spec}}spec {{.Spec}}{{end}}{{if .Check}}, check {{.Check}}{{end}} &middot; {{.Steps}} states{{if .Ending}} &middot; {{.Ending}}{{end}}</div>
+{{if .Command}}<div class="muted">reproduce: <code>{{.Command}}</code></div>{{end}}
+</header>
+<main>
+<div class="row">
+<section id="steps">
+<h2>Step by step</h2>
+<div class="controls">
+<button id="prev" type="button" title="previous state (left arrow)">&larr;</button>
+<input id="slider" type="range" min="1" max="{{.Steps}}" value="1" aria-label="state">
+<button id="next" type="button" title="next state (right arrow)">&rarr;</button>
+<span id="position" class="muted"></span>
+</div>
+<div id="step-title"></div>
+<ul id="changes"></ul>
+<table id="state-table"><thead><tr><th>variable</th><th>value</th></tr></thead><tbody></tbody></table>
+<p class="muted">Changed variables are highlighted. Keys: &larr; &rarr; step, Home/End first/last; link to a state with #step=N.</p>
+</section>
+<section id="graph"><h2>Trace graph</h2>
+{{.Graph}}
+</section>
+</div>
+{{if .Stats}}<section id="stats"><h2>Statistics</h2><table>
+{{range .Stats}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>
+{{end}}</table></section>{{end}}
+<section id="sequence"><h2>Message sequence chart</h2>
+{{.Sequence}}
+</section>
+<section id="text"><h2>Trace (TLC style)</h2>
+<details><summary>show</summary><pre>{{.Text}}</pre></details>
+</section>
+</main>
+<script id="trace-data" type="application/json">{{.Data}}</script>
+<script>
+window.onerror = function (msg, src, line) {
+  var e = document.getElementById("js-error");
+  e.style.display = "block";
+  e.textContent = "JavaScript error: " + msg + " (line " + line + ")";
+  document.body.setAttribute("data-js-error", String(msg));
+};
+(function () {
+  var steps = JSON.parse(document.getElementById("trace-data").textContent);
+  var slider = document.getElementById("slider");
+  var tbody = document.querySelector("#state-table tbody");
+  var title = document.getElementById("step-title");
+  var position = document.getElementById("position");
+  var nodes = {};
+  document.querySelectorAll("#graph g.node").forEach(function (g) {
+    var t = g.querySelector("title");
+    if (t) { nodes[t.textContent.trim()] = g; }
+  });
+  function show(k, scroll) {
+    k = Math.max(1, Math.min(steps.length, k));
+    slider.value = String(k);
+    var s = steps[k - 1];
+    title.textContent = "State " + s.n + ": <" + s.action + ">";
+    position.textContent = k + " / " + steps.length;
+    var ul = document.getElementById("changes");
+    ul.textContent = "";
+    s.changes.forEach(function (c) {
+      var li = document.createElement("li"); li.textContent = c; ul.appendChild(li);
+    });
+    tbody.textContent = "";
+    s.vars.forEach(function (v) {
+      var tr = document.createElement("tr");
+      if (v.changed) { tr.className = "changed"; }
+      var a = document.createElement("td"); a.className = "name"; a.textContent = v.name;
+      var b = document.createElement("td"); b.className = "value"; b.textContent = v.value;
+      tr.appendChild(a); tr.appendChild(b); tbody.appendChild(tr);
+    });
+    Object.keys(nodes).forEach(function (id) {
+      nodes[id].classList.toggle("current", id === "s" + k);
+    });
+    if (scroll && nodes["s" + k]) { nodes["s" + k].scrollIntoView({block: "nearest"}); }
+    document.body.setAttribute("data-step", String(k));
+  }
+  slider.addEventListener("input", function () { show(parseInt(slider.value, 10), true); });
+  document.getElementById("prev").addEventListener("click", function () { show(parseInt(slider.value, 10) - 1, true); });
+  document.getElementById("next").addEventListener("click", function () { show(parseInt(slider.value, 10) + 1, true); });
+  document.addEventListener("keydown", function (e) {
+    var k = parseInt(slider.value, 10);
+    if (e.key === "ArrowRight" || e.key === "ArrowDown") { show(k + 1, true); e.preventDefault(); }
+    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") { show(k - 1, true); e.preventDefault(); }
+    else if (e.key === "Home") { show(1, true); } else if (e.key === "End") { show(steps.length, true); }
+  });
+  Object.keys(nodes).forEach(function (id) {
+    nodes[id].style.cursor = "pointer";
+    nodes[id].addEventListener("click", function () { show(parseInt(id.slice(1), 10)); });
+  });
+  function fromHash() {
+    var m = /step=(\d+)/.exec(window.location.hash);
+    return m ? parseInt(m[1], 10) : 1;
+  }
+  window.addEventListener("hashchange", function () { show(fromHash(), true); });
+  show(fromHash());
+  document.body.setAttribute("data-rendered", String(steps.length));
+})();
+</script>
+</body>
+</html>
+`))

@@ -1,0 +1,106 @@
+package traces
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"kmc/checker"
+)
+
+// TextOptions control Text.
+type TextOptions struct {
+	// FullStates prints every variable in every state; by default only the first state is
+	// printed in full and later states show the variables that changed (TLC's -difftrace).
+	FullStates bool
+}
+
+// Text writes t as TLC prints an error trace:
+//
+//	State 1: <Initial predicate>
+//	/\ x = 0
+//	/\ y = {}
+//
+//	State 2: <Inc(1)>
+//	/\ x = 1
+//
+// and, for a lasso, "Back to state L: <Action>" (the loop's back edge, as TLC prints it) or
+// "State N+1: Stuttering" for a behaviour that stutters forever in its last state.
+func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
+	if err := validTrace(t); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	bw := bufio.NewWriter(w)
+	for i, s := range t.States {
+		if i == 0 {
+			fmt.Fprintf(bw, "State 1: <Initial predicate>\n")
+		} else {
+			fmt.Fprintf(bw, "State %d: <%s>\n", i+1, s.Action)
+		}
+		for v, name := range t.Vars {
+			if i > 0 && !opts.FullStates && !changed(t, i, v) {
+				continue
+			}
+			fmt.Fprintf(bw, "/\\ %s = %s\n", name, Format(s.Values[v]))
+		}
+		fmt.Fprintln(bw)
+	}
+	switch {
+	case t.Stutter:
+		fmt.Fprintf(bw, "State %d: Stuttering\n", len(t.States)+1)
+	case t.Loop >= 0:
+		fmt.Fprintf(bw, "Back to state %d: <%s>\n", t.Loop+1, t.BackAction)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	return nil
+}
+
+// changed reports whether variable v differs between state i-1 and state i.
+func changed(t *checker.Trace, i, v int) bool {
+	return canon(t.States[i-1].Values[v]) != canon(t.States[i].Values[v])
+}
+
+// canon is the compact ITF JSON of a value, or the value itself when it does not parse.
+func canon(itf string) string {
+	v, err := ParseValue([]byte(itf))
+	if err != nil {
+		return itf
+	}
+	return string(v.AppendJSON(nil))
+}
+
+// changedVars lists the indexes of the variables that changed into state i (all of them
+// for the initial state).
+func changedVars(t *checker.Trace, i int) []int {
+	var out []int
+	for v := range t.Vars {
+		if i == 0 || changed(t, i, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// validTrace checks the invariants every renderer relies on:
+//  1. there is at least one state;
+//  2. every state has one value per variable;
+//  3. Loop is -1 or the index of a state, and it is not set together with Stutter.
+func validTrace(t *checker.Trace) error {
+	if t == nil || len(t.States) == 0 {
+		return fmt.Errorf("empty trace")
+	}
+	for i, s := range t.States {
+		if len(s.Values) != len(t.Vars) {
+			return fmt.Errorf("state %d: %d values for %d variables", i+1, len(s.Values), len(t.Vars))
+		}
+	}
+	if t.Loop < -1 || t.Loop >= len(t.States) {
+		return fmt.Errorf("loop %d outside the trace of %d states", t.Loop, len(t.States))
+	}
+	if t.Stutter && t.Loop >= 0 {
+		return fmt.Errorf("a trace cannot both loop back and stutter")
+	}
+	return nil
+}
