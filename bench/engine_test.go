@@ -8,6 +8,7 @@ import (
 
 	"kmc/checker"
 	"kmc/model/twophase"
+	"kmc/specs"
 )
 
 // twoPhaseModel adapts twophase.Model to checker.Model (its Fairness is a plain int).
@@ -47,5 +48,45 @@ func BenchmarkEngineTwoPhase(b *testing.B) {
 				b.ReportMetric(float64(res.Stats.Distinct), "distinct")
 			})
 		}
+	}
+}
+
+// BenchmarkEngineLivenessCost runs the fixed check of specs/kafka-13077.toml with its
+// liveness property and with a safety property only (same state graph), reporting CPU time
+// as well as wall time: the cost of liveness over safety (issue 4: at most 2x).
+// Reference: KAFKA-13077; issue 4.
+func BenchmarkEngineLivenessCost(b *testing.B) {
+	for _, props := range [][]string{{"FollowerEventuallyCatchesUp"}, {"LeaderInISR"}} {
+		b.Run(props[0], func(b *testing.B) {
+			spec, err := specs.Load("../specs/kafka-13077.toml", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, ok := spec.CheckByName("fixed")
+			if !ok {
+				b.Fatal("no check fixed")
+			}
+			_, opts, err := spec.Runnable(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := c.Config
+			cfg.Properties = props
+			r, err := spec.Family.Build(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res checker.Result
+			c0 := cpuTime()
+			for b.Loop() {
+				res = r.Check(opts)
+			}
+			if res.Verdict != checker.OK {
+				b.Fatalf("got %s %s, want ok", res.Verdict, res.Reason)
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(res.Stats.Distinct)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(res.Stats.MemoryBytes)/float64(res.Stats.Distinct), "B/state")
+		})
 	}
 }

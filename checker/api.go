@@ -124,11 +124,15 @@ type Property[S any] struct {
 type Options struct {
 	Workers     int           // 0: runtime.NumCPU()
 	MaxStates   int64         // distinct states; 0: no limit
-	MaxDepth    int           // BFS depth (initial states are depth 1); 0: no limit
+	MaxDepth    int           // BFS depth (initial states are depth 1); 0: no limit (*)
 	MemoryBytes int64         // budget for the engine's tables and queues; 0: no limit
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
+	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
+	// action properties, deadlock), but new successors are not added: the states that had
+	// some are truncated, and the search is incomplete only if some state lay beyond it.
+	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
 	// Check refuses Symmetry together with a liveness property (verdict incomplete).

@@ -45,7 +45,7 @@ func (e *engine[S]) run() Result {
 	queueExtra := int64(0)
 	var best violation
 	if dropped > 0 {
-		reason = "max states " + strconv.FormatInt(e.opts.MaxStates, 10) + " reached"
+		reason = "max states " + strconv.FormatInt(e.stateLimit(), 10) + " reached"
 	}
 	// A level at the depth bound is expanded like any other (its invariants, deadlocks and
 	// steps are checked, and the liveness graph gets its edges to known states), but its new
@@ -71,6 +71,10 @@ func (e *engine[S]) run() Result {
 			if best.found && !best.step {
 				break
 			}
+			if e.rec && !e.edgeRoom(outs) {
+				reason = "liveness graph of 2^32 edges reached"
+				break
+			}
 			total := e.insert(outs)
 			d := e.commit(outs, total, &next, atBound)
 			if e.rec {
@@ -82,7 +86,7 @@ func (e *engine[S]) run() Result {
 				if atBound {
 					queueExtra += int64(d)
 				} else {
-					reason = "max states " + strconv.FormatInt(e.opts.MaxStates, 10) + " reached"
+					reason = "max states " + strconv.FormatInt(e.stateLimit(), 10) + " reached"
 					break
 				}
 			}

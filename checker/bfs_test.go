@@ -122,7 +122,7 @@ func TestActionProperty(t *testing.T) {
 }
 
 // TestInvariantBeforeStep checks that in one level a state violation (shorter trace) wins
-// over a step violation from an earlier state.
+// over a step violation from an earlier state. Reference: TLC (invariants before actions).
 func TestInvariantBeforeStep(t *testing.T) {
 	defer small()()
 	m := counters{N: 3}
@@ -166,7 +166,7 @@ func TestDeadlock(t *testing.T) {
 }
 
 // TestSometimes: a Sometimes property with a witness is ok; without one it is violated as
-// vacuous, without a trace.
+// vacuous, without a trace. Reference: issue 2 (Sometimes catches vacuous specs).
 func TestSometimes(t *testing.T) {
 	m := counters{N: 3}
 	tests := []struct {
@@ -187,7 +187,7 @@ func TestSometimes(t *testing.T) {
 }
 
 // TestLimits: each limit stops the search with verdict incomplete, the limit in the reason
-// and partial statistics.
+// and partial statistics. Reference: issue 2 (limits stop cleanly, exit 3).
 func TestLimits(t *testing.T) {
 	defer small()()
 	m := counters{N: 4}
@@ -246,6 +246,7 @@ func TestLimits(t *testing.T) {
 }
 
 // TestProgress: the progress callback is called with statistics when ProgressEvery is tiny.
+// Reference: issue 2 (a progress line every few seconds).
 func TestProgress(t *testing.T) {
 	defer small()()
 	calls := 0
@@ -319,7 +320,8 @@ func TestNondeterministicPanics(t *testing.T) {
 	t.Errorf("got no panic, want one")
 }
 
-// TestGraph: the whole graph has every state once and every edge.
+// TestGraph: the whole graph has every state once and every edge. Reference: kmc check
+// --dump-graph (issue 2).
 func TestGraph(t *testing.T) {
 	m := counters{N: 2}
 	ref := naiveBFS(m, nil)
@@ -342,7 +344,7 @@ func TestGraph(t *testing.T) {
 }
 
 // TestSymmetryTrace: with symmetry the trace is a real behaviour (replayable) of the same
-// length as without.
+// length as without. Reference: TLC symmetry sets (traces are real behaviours).
 func TestSymmetryTrace(t *testing.T) {
 	m := symCounters{counters{N: 3}}
 	// Symmetric properties only: no counter at 3; the sum not 7.
@@ -350,14 +352,19 @@ func TestSymmetryTrace(t *testing.T) {
 		return s.C[0] != 3 && s.C[1] != 3 && s.C[2] != 3 && s.C[3] != 3
 	}}
 	sumProp := Property[cstate]{Name: "Sum", Kind: Invariant, State: func(s *cstate) bool { return s.sum() != 7 }}
-	for _, p := range []Property[cstate]{prop, sumProp} {
+	// A symmetric action property: no Move fills a counter.
+	moveFills := Property[cstate]{Name: "NoMoveFills", Kind: ActionProperty, Step: func(from *cstate, a uint64, to *cstate) bool {
+		return a>>8 != kMove || to.C[a&15] != 3
+	}}
+	for _, p := range []Property[cstate]{prop, sumProp, moveFills} {
 		plain := Check(m.counters, []Property[cstate]{p}, Options{Workers: 2})
 		sym := Check(m, []Property[cstate]{p}, Options{Workers: 2, Symmetry: true})
 		if sym.Verdict != Violated || len(sym.Trace.States) != len(plain.Trace.States) {
 			t.Fatalf("%s: got %s with %d states, want violated with %d", p.Name, sym.Verdict, len(sym.Trace.States), len(plain.Trace.States))
 		}
-		if _, err := Bind[cstate](m, []Property[cstate]{p}).Replay(sym.Trace); err != nil {
-			t.Errorf("%s: replay of the symmetric trace: %v", p.Name, err)
+		rep, err := Bind[cstate](m, []Property[cstate]{p}).Replay(sym.Trace)
+		if err != nil || len(rep.Violates) != 1 {
+			t.Errorf("%s: replay of the symmetric trace: got %+v, %v; want it to violate %s", p.Name, rep, err, p.Name)
 		}
 	}
 }

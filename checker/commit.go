@@ -56,10 +56,7 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 	}
 	candIdx := e.candIdx[:total]
 	dropped := 0
-	maxStates := int64(maxState)
-	if e.opts.MaxStates > 0 && e.opts.MaxStates < maxStates {
-		maxStates = e.opts.MaxStates
-	}
+	maxStates := e.stateLimit()
 	for c, o := range outs {
 		base := e.bases[c]
 		for ci := range o.cands {
@@ -217,6 +214,25 @@ func (e *engine[S]) fillEdges(outs []*chunkOut, compact bool) {
 		}
 		e.etgt, e.ecode = e.etgt[:w], e.ecode[:w]
 	}
+}
+
+// stateLimit is the number of distinct states the search may store: Options.MaxStates, or
+// what state indices can address.
+func (e *engine[S]) stateLimit() int64 {
+	if e.opts.MaxStates > 0 && e.opts.MaxStates < maxState {
+		return e.opts.MaxStates
+	}
+	return maxState
+}
+
+// edgeRoom reports whether the liveness graph can take the edges of outs (its offsets are
+// 32-bit).
+func (e *engine[S]) edgeRoom(outs []*chunkOut) bool {
+	n := uint64(len(e.etgt))
+	for _, o := range outs {
+		n += uint64(len(o.edges))
+	}
+	return n < 1<<32-1
 }
 
 // grow32 doubles the capacity of s (append grows large slices by only 1.25x, copying the

@@ -45,8 +45,8 @@ type engine[S any] struct {
 	ppos   []uint16 // the successor position (or initial-state position) that reached i
 
 	// Liveness recording (rec): CSR successor lists of the states expanded so far. The edges
-	// of state i are etgt/ecode[estart(i):eoff[i]]; self-loops are left out (a step to the same
-	// state is a stuttering step for fairness).
+	// of state i are etgt/ecode[eoff[i-1]:eoff[i]] (from 0 for state 0); self-loops are left
+	// out (a step to the same state is a stuttering step for fairness).
 	rec     bool
 	eoff    []uint32
 	etgt    []uint32

@@ -128,27 +128,30 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	for i, fp := range w.fps {
 		enc := w.encs[start:w.encEnd[i]]
 		start = w.encEnd[i]
-		target, known := e.set.lookup(fp)
-		if known {
-			switch {
-			case target&pendBit != 0:
-				// A state dropped by a bound in an earlier segment: this step is cut too.
-				if !e.rec {
-					continue
-				}
-				target = noIndex
-				out.cut = true
-			case !e.rec || target == idx:
-				continue // seen before; a self-loop is a stuttering step for fairness
+		if !e.rec {
+			// Safety only: whether the state is known is all that matters, and reading only
+			// the fingerprint array saves a cache miss per duplicate.
+			if e.set.shards[shardOf(fp)].has(fp) {
+				continue
 			}
-		} else {
+			out.cands = append(out.cands, cand{fp: fp, parent: idx, pos: uint16(i),
+				off: uint32(len(out.arena)), n: uint32(len(enc))})
+			out.arena = append(out.arena, enc...)
+			continue
+		}
+		target, known := e.set.lookup(fp)
+		switch {
+		case !known:
 			target = pendBit | uint32(len(out.cands))
 			out.cands = append(out.cands, cand{fp: fp, parent: idx, pos: uint16(i),
 				off: uint32(len(out.arena)), n: uint32(len(enc))})
 			out.arena = append(out.arena, enc...)
-			if !e.rec {
-				continue
-			}
+		case target&pendBit != 0:
+			// A state dropped by a bound in an earlier segment: this step is cut too.
+			target = noIndex
+			out.cut = true
+		case target == idx:
+			continue // a self-loop is a stuttering step for fairness
 		}
 		a := w.acts[i]
 		id, ok := e.codes.lookup(a)

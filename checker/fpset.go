@@ -76,6 +76,24 @@ func (sh *fpShard) set(fp uint64, v uint32) {
 	}
 }
 
+// has reports whether fp is present, reading only the fingerprint array.
+func (sh *fpShard) has(fp uint64) bool {
+	if sh.n == 0 {
+		return false
+	}
+	i := fp & sh.mask
+	for {
+		f := sh.fps[i]
+		if f == fp {
+			return true
+		}
+		if f == 0 {
+			return false
+		}
+		i = (i + 1) & sh.mask
+	}
+}
+
 func (sh *fpShard) lookup(fp uint64) (uint32, bool) {
 	if sh.n == 0 {
 		return 0, false

@@ -39,7 +39,8 @@ func TestFPSetAgainstMap(t *testing.T) {
 }
 
 // TestFingerprintDistinct: every encoding of up to 2 bytes (and a few lengths of zeros)
-// gets its own fingerprint, and fingerprints are fixed across processes.
+// gets its own fingerprint, and fingerprints are fixed across processes. Reference:
+// STYLE.md §5 (fixed-seed fingerprints).
 func TestFingerprintDistinct(t *testing.T) {
 	seen := map[uint64][]byte{}
 	add := func(b []byte) {

@@ -1,7 +1,8 @@
 package checker
 
 // lasso is a liveness counterexample in state indices: the BFS path to start, a path of
-// (code id, target) steps to loopAt, and the cycle back to loopAt (empty when stuttering).
+// (target, code id) steps to the loop's first state, and the cycle back to it (empty when
+// the behaviour ends stuttering there).
 type lasso struct {
 	start   uint32
 	path    []lstep
@@ -26,11 +27,11 @@ func (e *engine[S]) lassoTrace(prop string, l lasso) *Trace {
 	// Check fairness on the behaviour actually reported, with the fairness the search used.
 	r := replayer[S]{m: e.m, nvars: len(e.m.Vars())}
 	n := len(states) - 1
-	from, closed := n, false
+	from, closed, back := n, false, uint64(0)
 	if !l.stutter {
-		from, closed = n-len(l.cycle), true
+		from, closed, back = n-len(l.cycle), true, acts[n-1]
 	}
-	if !r.fairLoop(states[:n+1-b2i(closed)], acts, from, acts[n-1], closed, e.fairness) {
+	if !r.fairLoop(states[:n+1-b2i(closed)], acts, from, back, closed, e.fairness) {
 		panic("checker: liveness: the reported loop is not fair")
 	}
 	if l.stutter {
@@ -105,19 +106,22 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 	g := lc.g
 	comp := lc.compOf[b]
 	in := func(v uint32) bool { return lc.compOf[v] == comp }
-	// Shortest cycle: from each successor of b inside the component, back to b.
-	var walk []lstep
-	lo, hi := g.out(b)
-	for i := lo; i < hi; i++ {
-		w := g.etgt[i]
-		if !in(w) {
-			continue
+	// Shortest cycle through b: one search from b to the nearest state with an edge back.
+	edgeTo := func(v uint32) (uint32, bool) {
+		lo, hi := g.out(v)
+		for i := lo; i < hi; i++ {
+			if g.etgt[i] == b {
+				return g.ecode[i], true
+			}
 		}
-		back, _, _ := lc.bfs(w, in, func(v uint32) bool { return v == b })
-		if walk == nil || len(back)+1 < len(walk) {
-			walk = append([]lstep{{target: w, code: g.ecode[i]}}, back...)
-		}
+		return 0, false
 	}
+	walk, u, ok := lc.bfs(b, in, func(v uint32) bool { _, ok := edgeTo(v); return ok })
+	if !ok {
+		panic("checker: liveness: a fair component has no cycle through its state")
+	}
+	code, _ := edgeTo(u)
+	walk = append(walk, lstep{target: b, code: code})
 	for range len(g.fair) + 1 {
 		need, weak := lc.unmet(b, walk)
 		if need < 0 {

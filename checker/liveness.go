@@ -67,7 +67,7 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		case liveIncomplete:
 			if !found {
 				found = true
-				why := " states left unexplored by a limit were not expanded"
+				why := " states left on the queue by a limit were not expanded"
 				if g.truncByDepth && len(e.partial) > 0 {
 					why = " states at the depth bound were not expanded"
 				}
@@ -115,6 +115,7 @@ type liveChecker struct {
 
 	// per code id scratch
 	taken   []bool
+	seen    []bool
 	enCount []int32
 	enStamp []int32
 }
@@ -124,7 +125,7 @@ func newLiveChecker(g *lgraph) *liveChecker {
 		inF: make([]bool, g.n), topComp: make([]int32, g.n), nextLab: 2, mark: make([]int32, g.n), prev: make([]uint32, g.n), prevCode: make([]uint32, g.n)}
 	lc.scc = newSCCFinder(g, lc.label)
 	nc := len(g.fair)
-	lc.taken, lc.enCount, lc.enStamp = make([]bool, nc), make([]int32, nc), make([]int32, nc)
+	lc.taken, lc.seen, lc.enCount, lc.enStamp = make([]bool, nc), make([]bool, nc), make([]int32, nc), make([]int32, nc)
 	return lc
 }
 
@@ -265,24 +266,39 @@ func (lc *liveChecker) findFair(top []uint32) {
 		for _, v := range comp {
 			lc.label[v] = lab
 		}
-		// Which codes are taken inside, and in how many states each fair code is enabled.
+		// Which fair codes are enabled and which are taken inside; then, for the ones not
+		// taken only, in how many states each is enabled. (A code found taken is skipped, so
+		// the random reads of the edge targets' labels soon stop.)
 		touched = touched[:0]
 		for _, v := range comp {
 			lo, hi := g.out(v)
 			for i := lo; i < hi; i++ {
 				c := g.ecode[i]
-				if g.fair[c] == Unfair {
+				if g.fair[c] == Unfair || lc.taken[c] {
 					continue
 				}
-				if lc.enStamp[c] == 0 {
+				if !lc.seen[c] {
+					lc.seen[c] = true
 					touched = append(touched, c)
-				}
-				if lc.enStamp[c] != int32(v)+1 {
-					lc.enStamp[c] = int32(v) + 1
-					lc.enCount[c]++
 				}
 				if lc.label[g.etgt[i]] == lab {
 					lc.taken[c] = true
+				}
+			}
+		}
+		untaken := false
+		for _, c := range touched {
+			untaken = untaken || !lc.taken[c]
+		}
+		if untaken {
+			for _, v := range comp {
+				lo, hi := g.out(v)
+				for i := lo; i < hi; i++ {
+					c := g.ecode[i]
+					if g.fair[c] != Unfair && !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
+						lc.enStamp[c] = int32(v) + 1
+						lc.enCount[c]++
+					}
 				}
 			}
 		}
@@ -336,7 +352,7 @@ func (lc *liveChecker) findFair(top []uint32) {
 			}
 		}
 		for _, c := range touched {
-			lc.taken[c], lc.enCount[c], lc.enStamp[c] = false, 0, 0
+			lc.taken[c], lc.seen[c], lc.enCount[c], lc.enStamp[c] = false, false, 0, 0
 		}
 	}
 }

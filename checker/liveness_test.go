@@ -61,6 +61,7 @@ func TestMutexFairness(t *testing.T) {
 }
 
 // TestFairnessOverride: Options.FairnessOverride replaces the model's fairness per kind.
+// Reference: issue 4 (fairness overridable in a spec).
 func TestFairnessOverride(t *testing.T) {
 	m := mutex{fair: allFair(Weak)}
 	got := Check(m, []Property[mstate]{enters(0)}, Options{FairnessOverride: []Fairness{-1, -1, Strong, -1}})
@@ -90,6 +91,8 @@ func TestEventuallyKinds(t *testing.T) {
 		{"always-eventually-cycle", chain{n: 10, wrap: true}, Property[uint32]{Name: "P", Kind: AlwaysEventually, State: at(3)}, OK, -2, 0},
 		// Without wrap the end state stutters forever, after 5 has held once.
 		{"always-eventually-end", chain{n: 10}, Property[uint32]{Name: "P", Kind: AlwaysEventually, State: at(5)}, Violated, -1, 10},
+		// A single state without successors: the initial state stutters forever.
+		{"eventually-stuck-initial", chain{n: 1}, Property[uint32]{Name: "P", Kind: Eventually, State: at(5)}, Violated, -1, 1},
 		{"leadsto", chain{n: 10, wrap: true}, Property[uint32]{Name: "P", Kind: LeadsTo, P: at(8), Q: at(2)}, OK, -2, 0},
 	}
 	for _, tc := range tests {
@@ -241,7 +244,8 @@ func TestTruncatedLiveness(t *testing.T) {
 }
 
 // TestSymmetryLivenessRefused: symmetry with a liveness property is refused unless the
-// model's symmetry is declared sound for liveness.
+// model's symmetry is declared sound for liveness. Reference: issue 4 (symmetry with
+// liveness: sound or refused).
 func TestSymmetryLivenessRefused(t *testing.T) {
 	m := symCounters{counters{N: 2}}
 	p := Property[cstate]{Name: "Back", Kind: AlwaysEventually, State: func(s *cstate) bool { return s.sum() == 0 }}
@@ -330,8 +334,9 @@ func TestTruncatedWorkers(t *testing.T) {
 	defer small()()
 	m := counters{N: 3, fair: Weak}
 	const bound = 5
-	p := Property[cstate]{Name: "OneOneEmpties", Kind: LeadsTo,
-		P: func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 }, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	oneOne := func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 }
+	p := Property[cstate]{Name: "OneOneLeaves", Kind: LeadsTo,
+		P: oneOne, Q: func(s *cstate) bool { return !oneOne(s) }}
 	// Naive: BFS depths; F within depth <= bound; count the cut states of F.
 	ref := naiveBFS(m, nil)
 	depth := func(s cstate) int { return ref.depthOf[string(m.Encode(&s, nil))] }
@@ -371,11 +376,30 @@ func TestTruncatedWorkers(t *testing.T) {
 			}
 		}
 	}
-	want := "OneOneEmpties: " + itoa(cut) + " states at the depth bound were not expanded (max depth 5 reached)"
+	want := "OneOneLeaves: " + itoa(cut) + " states at the depth bound were not expanded (max depth 5 reached)"
 	for _, w := range []int{1, 2, 7} {
 		got := Check(m, []Property[cstate]{p}, Options{Workers: w, MaxDepth: bound})
-		if got.Verdict != Incomplete || got.Reason != want {
+		if got.Verdict != Incomplete || got.Reason != want || cut == 0 {
 			t.Errorf("w=%d: got %s %q, want incomplete %q", w, got.Verdict, got.Reason, want)
+		}
+	}
+	// Without the bound the property holds (Inc(0) is weakly fair and always enabled there).
+	if got := Check(m, []Property[cstate]{p}, Options{Workers: 2}); got.Verdict != OK {
+		t.Errorf("no bound: got %s, want ok", got.Verdict)
+	}
+	// A fair cycle among the states within the bound is reported despite the bound, the same
+	// for every worker count.
+	q := Property[cstate]{Name: "OneOneEmpties", Kind: LeadsTo, P: oneOne, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	var first *Trace
+	for _, w := range []int{1, 2, 7} {
+		got := Check(m, []Property[cstate]{q}, Options{Workers: w, MaxDepth: bound})
+		if got.Verdict != Violated {
+			t.Fatalf("w=%d: got %s %q, want violated", w, got.Verdict, got.Reason)
+		}
+		if first == nil {
+			first = got.Trace
+		} else if !reflect.DeepEqual(got.Trace, first) {
+			t.Errorf("w=%d: got a different lasso", w)
 		}
 	}
 }

@@ -31,11 +31,16 @@ func (g *lgraph) out(v uint32) (uint32, uint32) {
 type sccFinder struct {
 	g       *lgraph
 	label   []int32
-	index   []int32 // 0: not visited in this run
-	low     []int32
+	nodes   []sccNode
 	onStack []bool
 	stack   []uint32
 	call    []sccFrame
+}
+
+// sccNode is Tarjan's per-state data, side by side for locality.
+type sccNode struct {
+	index int32 // 0: not visited in this run
+	low   int32
 }
 
 type sccFrame struct {
@@ -44,8 +49,7 @@ type sccFrame struct {
 }
 
 func newSCCFinder(g *lgraph, label []int32) *sccFinder {
-	return &sccFinder{g: g, label: label, index: make([]int32, g.n), low: make([]int32, g.n),
-		onStack: make([]bool, g.n)}
+	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: make([]bool, g.n)}
 }
 
 // run finds the strongly connected components of the subgraph induced by the states in
@@ -54,21 +58,21 @@ func newSCCFinder(g *lgraph, label []int32) *sccFinder {
 // topological order: an edge leaving a component goes to one emitted before it.
 func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 	for _, v := range roots {
-		f.index[v] = 0
+		f.nodes[v].index = 0
 	}
 	var counter int32
 	g := f.g
-	etgt, label, index, low, onStack := g.etgt, f.label, f.index, f.low, f.onStack
+	etgt, label, nodes, onStack := g.etgt, f.label, f.nodes, f.onStack
 	push := func(w uint32) {
 		counter++
-		index[w], low[w] = counter, counter
+		nodes[w] = sccNode{index: counter, low: counter}
 		f.stack = append(f.stack, w)
 		onStack[w] = true
 		lo, hi := g.out(w)
 		f.call = append(f.call, sccFrame{v: w, ei: lo, hi: hi})
 	}
 	for _, r := range roots {
-		if index[r] != 0 {
+		if nodes[r].index != 0 {
 			continue
 		}
 		push(r)
@@ -82,20 +86,21 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 				if label[w] != lab {
 					continue
 				}
-				if index[w] == 0 {
+				nw := nodes[w]
+				if nw.index == 0 {
 					push(w)
 					descended = true
 					break
 				}
-				if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
+				if nw.index < nodes[v].low && onStack[w] {
+					nodes[v].low = nw.index
 				}
 			}
 			if descended {
 				continue
 			}
 			f.call = f.call[:len(f.call)-1]
-			if low[v] == index[v] {
+			if nodes[v].low == nodes[v].index {
 				k := len(f.stack) - 1
 				for f.stack[k] != v {
 					k--
@@ -109,8 +114,8 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 			}
 			if len(f.call) > 0 {
 				u := f.call[len(f.call)-1].v
-				if low[v] < low[u] {
-					low[u] = low[v]
+				if nodes[v].low < nodes[u].low {
+					nodes[u].low = nodes[v].low
 				}
 			}
 		}

@@ -55,10 +55,11 @@ func invariant(name string, f func(m *model.Model, s *model.State) bool) func(m 
 var NoCommittedDataLoss = Descriptor{
 	Name: "NoCommittedDataLoss",
 	Doc: "every record acknowledged to an acks=all producer (the leader's high watermark passed it) " +
-		"is still at its offset on the controller's leader and on every live member of the controller's ISR; " +
-		"rules out the data loss of KIP-101's high-watermark truncation and of an unsafe election. " +
-		"Members that are down are not checked (an unclean crash may lose unflushed data: Kafka relies on " +
-		"replication, not fsync)",
+		"is still at its offset on the controller's leader and on every member of the controller's ISR that is " +
+		"up and registered; rules out the data loss of KIP-101's high-watermark truncation and of an unsafe " +
+		"election. Members that are down, or restarted and not yet registered, are not checked: an unclean " +
+		"crash may lose unflushed data (Kafka relies on replication, not fsync) and the controller removes a " +
+		"bounced broker from the ISR, unless it is the last member (KIP-966's Last Replica Standing)",
 	Kind:  checker.Invariant,
 	Ref:   "KIP-101",
 	Build: invariant("NoCommittedDataLoss", noCommittedDataLoss),
@@ -73,7 +74,7 @@ func noCommittedDataLoss(m *model.Model, s *model.State) bool {
 		for b := 0; b < m.C.Brokers; b++ {
 			r := &s.B[b]
 			member := int(s.Ctrl.Leader) == b+1 || s.Ctrl.ISR&(1<<b) != 0
-			if !member || !r.Alive {
+			if !member || !r.Alive || r.Register {
 				continue
 			}
 			if off >= r.LEO || r.Log[off].ID != uint8(id+1) {
@@ -155,7 +156,7 @@ var LeaderInISR = Descriptor{
 		"has itself in its ISR; rules out electing or keeping a leader outside the ISR (unclean election is " +
 		"disabled) and an AlterPartition that drops the leader",
 	Kind:  checker.Invariant,
-	Ref:   "KIP-497",
+	Ref:   "hachikuji/kafka-specification LeaderInIsr; Vanlightly ReplicationQuorumSupersetProperty",
 	Build: invariant("LeaderInISR", leaderInISR),
 }
 
@@ -201,7 +202,7 @@ var HighWatermarkMonotonic = Descriptor{
 		"as high as before (Partition.maybeIncrementLeaderHW only raises it); a follower's high watermark " +
 		"is min(leader's, own LEO) and may go down, so it is not checked",
 	Kind: checker.ActionProperty,
-	Ref:  "KAFKA-15583",
+	Ref:  "KIP-101 (high watermark); Partition.maybeIncrementLeaderHW",
 	Build: func(m *model.Model) checker.Property[model.State] {
 		return checker.Property[model.State]{Name: "HighWatermarkMonotonic", Kind: checker.ActionProperty,
 			Step: func(from *model.State, _ uint64, to *model.State) bool {
@@ -241,10 +242,11 @@ func epochCacheMatchesLog(m *model.Model, s *model.State) bool {
 // leader's log end offset.
 var FollowerEventuallyCatchesUp = Descriptor{
 	Name: "FollowerEventuallyCatchesUp",
-	Doc: "for every follower f: when f is live and follows a live leader in the leader's epoch, then f " +
-		"eventually reaches the leader's log end offset, unless the leader changes, a broker goes down or " +
-		"the epoch moves on (P ~> Q under weak fairness of the protocol steps). Rules out an endless fetch, " +
-		"diverging answer, truncate loop (KAFKA-13077)",
+	Doc: "whenever a live follower of the controller's leader, which is live and leads that epoch, is " +
+		"behind the leader's log end offset, eventually no such follower is behind: each has reached the " +
+		"leader's log end offset, or the leader, its epoch or a broker's liveness changed (P ~> not P under " +
+		"weak fairness of the protocol steps; producer writes and faults are unfair and bounded). Rules out " +
+		"an endless fetch, diverging answer, truncate loop (KAFKA-13077)",
 	Kind:  checker.LeadsTo,
 	Ref:   "KAFKA-13077",
 	Build: followerCatchesUp,

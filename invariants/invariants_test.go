@@ -55,6 +55,12 @@ func TestInvariants(t *testing.T) {
 			withLog(s, 1, 1, e(1, 1))
 			s.B[2].Alive = false
 		}, true},
+		{"acked record missing on a restarted, unregistered member", NoCommittedDataLoss, func(s *model.State) {
+			s.Acked[0] = 1
+			withLog(s, 0, 1, e(1, 1))
+			withLog(s, 1, 1, e(1, 1))
+			s.B[2].Register = true
+		}, true},
 		{"acked record replaced at its offset", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			for b := 0; b < 3; b++ {

@@ -39,6 +39,7 @@ func (m *Model) controllerSteps(g *gen, b int) {
 		}
 		if ok {
 			nc.Live |= bit(b)
+			nc.BEpoch[b]++
 			if nc.Leader == 0 && has(nc.ISR, b) {
 				if int(nc.Epoch) >= m.C.MaxEpoch {
 					ok = false
@@ -111,7 +112,8 @@ func leaderAndIsr(c *Controller, to int) Msg {
 // Kafka: ReplicationControlManager.validateAlterPartitionData, in its order: leader epoch
 // below the controller's: FENCED_LEADER_EPOCH; not from the leader: INVALID_REQUEST;
 // partition epoch below: INVALID_UPDATE_VERSION; an ISR without the leader:
-// INVALID_REQUEST; an ISR member that is not live (fenced): INELIGIBLE_REPLICA. (A request
+// INVALID_REQUEST; an ISR member that is not live (fenced), or a joining member whose broker
+// epoch (from its fetch) is not its current registration's (KIP-903): INELIGIBLE_REPLICA. (A request
 // ahead of the controller, NOT_CONTROLLER, cannot happen with one correct controller.)
 // On success the ISR is committed with partition epoch + 1.
 func (m *Model) handleAlterPartition(t *State, i int) {
@@ -130,6 +132,8 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 		resp.Err = ErrInvalidRequest
 	case req.HW&^c.Live != 0:
 		resp.Err = ErrIneligibleReplica
+	case req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE:
+		resp.Err = ErrIneligibleReplica // KIP-903: the joiner's broker epoch is stale
 	default:
 		if req.HW != c.ISR {
 			c.ISR = req.HW

@@ -13,6 +13,7 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	buf = append(buf, s.Acked[:m.C.MaxRecords]...)
 	c := &s.Ctrl
 	buf = append(buf, c.Leader<<4|c.Epoch, c.PEpoch, c.ISR, c.Live)
+	buf = append(buf, c.BEpoch[:m.nb()]...)
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
 		var f uint8
@@ -68,6 +69,9 @@ func (m *Model) Decode(buf []byte, s *State) {
 	v = next()
 	c.Leader, c.Epoch = v>>4, v&15
 	c.PEpoch, c.ISR, c.Live = next(), next(), next()
+	for b := 0; b < m.nb(); b++ {
+		c.BEpoch[b] = next()
+	}
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
 		f := next()
@@ -260,6 +264,7 @@ func appendMsg(buf []byte, g *Msg) []byte {
 		f("currentLeaderEpoch", int(g.Epoch))
 		f("fetchOffset", int(g.Off))
 		f("lastFetchedEpoch", int(g.Last))
+		f("replicaEpoch", int(g.HW))
 	case MsgFetchResponse:
 		f("currentLeaderEpoch", int(g.Epoch))
 		f("fetchOffset", int(g.Off))
@@ -312,6 +317,11 @@ func appendMsg(buf []byte, g *Msg) []byte {
 		f("partitionEpoch", int(g.Off))
 		buf = jField(buf, false, "isr")
 		buf = jSet(buf, g.HW)
+		if g.Kind == MsgAlterPartition && g.DivE != 0 {
+			buf = jField(buf, false, "joiner")
+			buf = jBroker(buf, int(g.DivO))
+			f("joinerBrokerEpoch", int(g.DivE))
+		}
 	}
 	return append(buf, '}')
 }
@@ -380,6 +390,8 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 		buf = jSet(buf, c.ISR)
 		buf = append(buf, `,"liveBrokers":`...)
 		buf = jSet(buf, c.Live)
+		buf = append(buf, `,"brokerEpochs":`...)
+		buf = m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(c.BEpoch[b])) })
 		return append(buf, '}')
 	case VarMessages:
 		buf = append(buf, `{"#set":[`...)
@@ -500,7 +512,14 @@ func (m *Model) Format(s *State) string {
 	buf = fmtSet(buf, c.ISR)
 	buf = append(buf, " live="...)
 	buf = fmtSet(buf, c.Live)
-	buf = append(buf, '\n')
+	buf = append(buf, " bepochs=["...)
+	for b := 0; b < m.nb(); b++ {
+		if b > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = strconv.AppendInt(buf, int64(c.BEpoch[b]), 10)
+	}
+	buf = append(buf, ']', '\n')
 	for i := 0; i < int(s.Net.Len); i++ {
 		buf = append(buf, "msg "...)
 		buf = append(buf, MsgLabel(&s.Net.Msgs[i])...)
@@ -579,6 +598,7 @@ func MsgLabel(g *Msg) string {
 		kv("epoch", int(g.Epoch))
 		kv("offset", int(g.Off))
 		kv("last", int(g.Last))
+		kv("bepoch", int(g.HW))
 	case MsgFetchResponse:
 		kv("epoch", int(g.Epoch))
 		kv("offset", int(g.Off))
@@ -615,6 +635,8 @@ func MsgLabel(g *Msg) string {
 			buf = append(buf, " answer="...)
 			if g.DivO == NoOffset {
 				buf = append(buf, "undefined"...)
+			} else if g.DivE == NoEpoch {
+				buf = strconv.AppendInt(buf, int64(g.DivO), 10) // KIP-101: an end offset only
 			} else {
 				buf = strconv.AppendInt(buf, int64(g.DivE), 10)
 				buf = append(buf, '@')
@@ -633,6 +655,10 @@ func MsgLabel(g *Msg) string {
 		kv("pepoch", int(g.Off))
 		buf = append(buf, " isr="...)
 		buf = fmtSet(buf, g.HW)
+		if g.Kind == MsgAlterPartition && g.DivE != 0 {
+			kv("joiner", int(g.DivO)+1)
+			kv("joinerEpoch", int(g.DivE))
+		}
 	}
 	return string(buf)
 }

@@ -46,7 +46,7 @@ func (m *Model) followerSteps(g *gen, b int) {
 	if i < 0 && r.Role == RoleFollower && r.Fetch == FetchFetching && leaderUp && !m.fetchIsNoop(s, b) {
 		t := g.emit(act1(KindFollowerSendFetch, b))
 		tr := &t.B[b]
-		t.Net.add(Msg{Kind: MsgFetch, From: uint8(b), To: tr.Leader - 1, Epoch: tr.Epoch, Off: tr.LEO, Last: m.lastFor(tr)})
+		t.Net.add(fetchRequest(t, b, m.lastFor(tr)))
 	}
 	// FollowerSendEpochRequest(b) (KIP-101). Kafka: AbstractFetcherThread.
 	// maybeTruncate -> fetchTruncatingPartitions: a partition without a latest epoch
@@ -89,7 +89,7 @@ func (m *Model) followerSteps(g *gen, b int) {
 func (m *Model) fetchIsNoop(s *State, b int) bool {
 	t := *s
 	r := &t.B[b]
-	t.Net.add(Msg{Kind: MsgFetch, From: uint8(b), To: r.Leader - 1, Epoch: r.Epoch, Off: r.LEO, Last: m.lastFor(r)})
+	t.Net.add(fetchRequest(&t, b, m.lastFor(r)))
 	i := t.Net.fetchPlane(uint8(b))
 	m.handleFetch(&t, i)
 	i = t.Net.fetchPlane(uint8(b))
@@ -101,6 +101,14 @@ func (m *Model) fetchIsNoop(s *State, b int) bool {
 	}
 	m.handleFetchResponse(&t, b, i)
 	return t == *s
+}
+
+// fetchRequest is follower b's FetchRequest: fetchOffset = LEO, its currentLeaderEpoch and
+// lastFetchedEpoch, and its broker epoch (ReplicaState.ReplicaEpoch, KIP-903), the one it
+// got when it registered.
+func fetchRequest(s *State, b int, last uint8) Msg {
+	r := &s.B[b]
+	return Msg{Kind: MsgFetch, From: uint8(b), To: r.Leader - 1, Epoch: r.Epoch, Off: r.LEO, Last: last, HW: s.Ctrl.BEpoch[b]}
 }
 
 func (m *Model) lastFor(r *Replica) uint8 {
@@ -185,11 +193,9 @@ func (r *Replica) truncationOffset(le, lo uint8) (uint8, bool) {
 	return min(fo, lo, r.LEO), true
 }
 
-// handleEpochResponse processes the OffsetsForLeaderEpoch answer at index i (KIP-101).
-// Kafka: AbstractFetcherThread.truncateToEpochEndOffsets -> maybeTruncateToEpochEndOffsets
-// -> getOffsetTruncationState, then updateFetchOffsetAndMaybeMarkTruncationComplete
-// (Fetching when complete, else Truncating again; lastFetchedEpoch = latestEpoch); errors
-// are retried, FENCED_LEADER_EPOCH in the current epoch marks the partition failed.
+// handleEpochResponse processes the OffsetsForLeaderEpoch answer at index i (KIP-101):
+// truncate, then fetch; errors are retried, FENCED_LEADER_EPOCH in the current epoch marks
+// the partition failed (AbstractFetcherThread.onPartitionFenced).
 func (m *Model) handleEpochResponse(t *State, b, i int) {
 	resp := t.Net.Msgs[i]
 	t.Net.remove(i)
@@ -199,11 +205,15 @@ func (m *Model) handleEpochResponse(t *State, b, i int) {
 	}
 	switch resp.Err {
 	case ErrNone:
-		off, done := r.truncationOffset(resp.DivE, resp.DivO)
-		r.truncateTo(off)
-		if done {
-			r.Fetch = FetchFetching
+		// Kafka 0.11 ReplicaFetcherThread.maybeTruncate: an undefined answer truncates to the
+		// HW, otherwise to min(answer, LEO); the follower does not look the epoch up itself
+		// (that came with KIP-279, and truncation on fetch with KIP-320/KIP-595).
+		off := min(resp.DivO, r.LEO)
+		if resp.DivO == NoOffset {
+			off = r.HW
 		}
+		r.truncateTo(off)
+		r.Fetch = FetchFetching
 		r.LastEp = r.latestEpoch()
 	case ErrFencedLeaderEpoch:
 		r.Fetch = FetchFailed

@@ -105,7 +105,7 @@ func (m *Model) handleFetch(t *State, i int) {
 		resp.End = srv.LEO
 	}
 	t.Net.add(resp)
-	m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off)
+	m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)
 }
 
 // updateFollowerFetchState records follower f's log end offset on leader l, proposes f
@@ -113,15 +113,18 @@ func (m *Model) handleFetch(t *State, i int) {
 // Kafka: Partition.updateFollowerFetchState -> maybeExpandIsr (isFollowerInSync: the
 // follower's LEO >= HW and >= the leader epoch start offset, KAFKA-7128; the replica is
 // eligible, KIP-841; no AlterPartition in flight) -> prepareIsrExpand (maximal ISR = ISR
-// + f) -> submitAlterPartition; then maybeIncrementLeaderHW.
-func (m *Model) updateFollowerFetchState(t *State, l, f int, leo uint8) {
+// + f) -> submitAlterPartition, with f's broker epoch from this fetch (KIP-903: the
+// replica state's brokerEpoch, set by the same fetch; the model keeps no copy of it);
+// then maybeIncrementLeaderHW.
+func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) {
 	r := &t.B[l]
 	r.FLEO[f] = leo
 	if !r.Pending && !has(r.ISR, f) && leo >= r.HW && leo >= r.LESO && has(t.Ctrl.Live, f) &&
 		!t.Net.alterPlane(uint8(l)) {
 		r.Pending = true
 		r.MaxISR = r.ISR | bit(f)
-		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR})
+		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR,
+			DivE: bepoch, DivO: uint8(f)})
 	}
 	m.maybeIncrementHW(t, l)
 }
@@ -152,9 +155,10 @@ func (m *Model) maybeIncrementHW(t *State, l int) {
 	}
 }
 
-// handleEpochRequest answers the OffsetsForLeaderEpoch request at index i (KIP-101).
-// Kafka: Partition.lastOffsetForLeaderEpoch: the epoch checks of getLocalLog, then
-// UnifiedLog.endOffsetForEpoch (undefined when the cache has no answer).
+// handleEpochRequest answers the OffsetsForLeaderEpoch request at index i (KIP-101, Kafka
+// 0.11: ReplicaManager.lastOffsetForLeaderEpoch -> LeaderEpochFileCache.endOffsetFor, an end
+// offset only, see endOffsetForV0; the epoch checks of later versions' getLocalLog come
+// with KIP-320, which the model applies anyway).
 func (m *Model) handleEpochRequest(t *State, i int) {
 	req := t.Net.Msgs[i]
 	t.Net.remove(i)
@@ -165,6 +169,8 @@ func (m *Model) handleEpochRequest(t *State, i int) {
 			return // retried, as for a fetch
 		}
 		resp.Err = err
+	} else if m.C.Truncation == TruncLeaderEpoch {
+		resp.DivE, resp.DivO = NoEpoch, srv.endOffsetForV0(req.Last, srv.LEO)
 	} else {
 		resp.DivE, resp.DivO = srv.endOffsetFor(req.Last, srv.LEO)
 	}

@@ -90,6 +90,26 @@ func (r *Replica) endOffsetFor(req, leo uint8) (uint8, uint8) {
 	return r.Cache[floor].Epoch, r.Cache[higher].Start
 }
 
+// endOffsetForV0 is the KIP-101 (Kafka 0.11) answer, an end offset only: the LEO for the
+// latest epoch; undefined when no cached epoch is above req or req is below the first
+// cached epoch; otherwise the start offset of the first epoch above req.
+// Kafka 0.11: LeaderEpochFileCache.endOffsetFor (core/.../server/epoch/LeaderEpochFileCache.scala).
+func (r *Replica) endOffsetForV0(req, leo uint8) uint8 {
+	n := int(r.NCache)
+	if n > 0 && r.Cache[n-1].Epoch == req {
+		return leo
+	}
+	if n == 0 || req < r.Cache[0].Epoch {
+		return NoOffset
+	}
+	for i := 0; i < n; i++ {
+		if r.Cache[i].Epoch > req {
+			return r.Cache[i].Start
+		}
+	}
+	return NoOffset
+}
+
 // appendRecord appends e at the log end and assigns its epoch in the cache.
 // Kafka: UnifiedLog.append -> maybeAssignEpochStartOffset(batch.partitionLeaderEpoch,
 // batch.baseOffset), for leader and follower appends alike.

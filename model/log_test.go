@@ -131,3 +131,18 @@ func TestRebuildCacheAndMatch(t *testing.T) {
 		t.Errorf("full rebuild: got %v, want %v", got, want)
 	}
 }
+
+// Reference: KIP-101, Kafka 0.11 LeaderEpochFileCache.endOffsetFor (an end offset only).
+func TestEndOffsetForV0(t *testing.T) {
+	c := cacheOf(EpochEntry{2, 0}, EpochEntry{3, 2}, EpochEntry{5, 4})
+	tests := []struct{ req, want uint8 }{{5, 6}, {3, 4}, {4, 4}, {2, 2}, {1, NoOffset}, {6, NoOffset}}
+	for _, tt := range tests {
+		if got := c.endOffsetForV0(tt.req, 6); got != tt.want {
+			t.Errorf("endOffsetForV0(%d, 6) = %d, want %d", tt.req, got, tt.want)
+		}
+	}
+	var empty Replica
+	if got := empty.endOffsetForV0(1, 0); got != NoOffset {
+		t.Errorf("empty cache: got %d, want undefined", got)
+	}
+}

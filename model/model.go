@@ -30,8 +30,9 @@ const (
 	// TruncHighWatermark is pre-KIP-101 Kafka: a replica that becomes follower truncates its
 	// log to its own high watermark (ReplicaManager.makeFollowers, Kafka 0.10).
 	TruncHighWatermark = iota
-	// TruncLeaderEpoch is KIP-101: a new follower asks the leader OffsetsForLeaderEpoch for
-	// its latest epoch and truncates to the answer before fetching.
+	// TruncLeaderEpoch is KIP-101 as Kafka 0.11 shipped it: a new follower asks the leader
+	// OffsetsForLeaderEpoch for its latest epoch, gets an end offset only, and truncates to
+	// min(answer, LEO) (to its HW when the answer is undefined) before fetching.
 	TruncLeaderEpoch
 	// TruncDivergingEpoch is current Kafka (KIP-320, KIP-595/KAFKA-10554): the fetch carries
 	// lastFetchedEpoch and the response a divergingEpoch.
@@ -158,11 +159,11 @@ type Replica struct {
 	LastEp   uint8 // lastFetchedEpoch of the fetch state (0: none)
 
 	// Leader only (Partition's partitionState and remote replica states).
-	ISR     uint8 // committed ISR, bit b for broker b
-	MaxISR  uint8 // maximal ISR (ISR ∪ proposed while an AlterPartition is pending)
-	Pending bool  // an AlterPartition is in flight (partitionState.isInflight)
-	LESO    uint8 // leader epoch start offset (LEO when it became leader)
-	FLEO    [MaxBrokers]uint8
+	ISR     uint8             // committed ISR, bit b for broker b
+	MaxISR  uint8             // maximal ISR (ISR ∪ proposed while an AlterPartition is pending)
+	Pending bool              // an AlterPartition is in flight (partitionState.isInflight)
+	LESO    uint8             // leader epoch start offset (LEO when it became leader)
+	FLEO    [MaxBrokers]uint8 // each follower's log end offset, from its last fetch
 }
 
 // Controller is the one controller, always correct. It is kept apart from the brokers so
@@ -174,6 +175,9 @@ type Controller struct {
 	PEpoch uint8 // partition epoch (zkVersion / KRaft partitionEpoch)
 	ISR    uint8
 	Live   uint8 // brokers the controller sees as registered and alive
+	// BEpoch is each broker's epoch: a new one at every registration (KRaft: the
+	// registration record's offset; ZooKeeper: the broker znode's czxid). KIP-903.
+	BEpoch [MaxBrokers]uint8
 }
 
 // Budgets used so far, one per fault.
@@ -349,6 +353,7 @@ func (m *Model) Init(buf []State) []State {
 	all := uint8(1<<m.nb() - 1)
 	s.Ctrl = Controller{Leader: 1, Epoch: 1, ISR: all, Live: all}
 	for b := 0; b < m.nb(); b++ {
+		s.Ctrl.BEpoch[b] = 1
 		r := &s.B[b]
 		r.Alive = true
 		r.Leader = 1

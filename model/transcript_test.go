@@ -173,3 +173,33 @@ func TestTranscripts(t *testing.T) {
 		})
 	}
 }
+
+// Every kind of action is exercised by some transcript.
+// Reference: issue 3 ("covering each action and each fix switch").
+func TestTranscriptsCoverEveryAction(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txt")
+	var all strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(data)
+	}
+	text := all.String()
+	for _, k := range kindNames {
+		if !strings.Contains(text, "\n"+k+"(") {
+			t.Errorf("no transcript applies %s", k)
+		}
+	}
+	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077"} {
+		if !strings.Contains(text, "fixes="+fix) {
+			t.Errorf("no transcript turns on %s", fix)
+		}
+	}
+	for _, tr := range TruncationNames {
+		if !strings.Contains(text, "truncation="+tr) {
+			t.Errorf("no transcript uses truncation=%s", tr)
+		}
+	}
+}

@@ -273,7 +273,11 @@ func writeLegend(w io.Writer, t *checker.Trace, colors map[string]string) {
 		fmt.Fprintf(&b, `<TR><TD BGCOLOR="%s"><FONT COLOR="%s">%s</FONT></TD></TR>`, fill, font, htmlEscape(label))
 	}
 	row("initial state", colorInitFill, colorText)
-	row("violating state", colorRedFill, colorRed)
+	if t.Loop >= 0 || t.Stutter {
+		row("last state", colorRedFill, colorRed)
+	} else {
+		row("violating state", colorRedFill, colorRed)
+	}
 	for _, k := range traceKinds(t) {
 		row("action "+k, colors[k], "#ffffff")
 	}
@@ -284,7 +288,8 @@ func writeLegend(w io.Writer, t *checker.Trace, colors map[string]string) {
 		row("red self-loop: stutters forever", "#ffffff", colorRed)
 	}
 	b.WriteString(`</TABLE>>`)
-	fmt.Fprintf(w, "  subgraph legend_rank {\n    graph [rank=sink];\n    legend;\n  }\n")
+	// Below the last state, out of the way of the trace.
+	fmt.Fprintf(w, "  %s -> legend [style=invis, color=\"#ffffff\", penwidth=0];\n", nodeID(len(t.States)-1))
 	fmt.Fprintf(w, "  legend [shape=plaintext, style=\"\", label=%s, color=%q, fillcolor=%q, fontcolor=%q, penwidth=0, fontsize=9];\n",
 		b.String(), "#ffffff", "#ffffff", colorText)
 }

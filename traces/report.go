@@ -48,6 +48,7 @@ type reportData struct {
 	Text                                                   string
 	Data                                                   template.JS
 	Steps                                                  int
+	HasEvents                                              bool
 	Ending                                                 string
 }
 
@@ -95,6 +96,9 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		Text:     text.String(),
 		Data:     template.JS(data),
 		Steps:    len(t.States),
+	}
+	for _, s := range t.States {
+		d.HasEvents = d.HasEvents || (s.Events != "" && s.Events != "[]")
 	}
 	if d.Property == "" {
 		d.Property = t.Property
@@ -167,6 +171,7 @@ tr.changed td.name::after { content: " \2022"; color: #d62728; }
 #changes:empty { display: none; }
 #step-title { font-weight: bold; font-size: 15px; margin: 6px 0; }
 .node.current polygon, .node.current path { stroke: #ff7f0e !important; stroke-width: 4px !important; }
+#sequence g.step.current rect { fill: #fff3cd; }
 pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 #js-error { display: none; background: #d62728; color: #fff; padding: 8px; }
 .muted { color: #666; font-size: 13px; }
@@ -205,7 +210,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 {{range .Stats}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>
 {{end}}</table></section>{{end}}
 <section id="sequence"><h2>Message sequence chart</h2>
-{{.Sequence}}
+{{if .HasEvents}}{{.Sequence}}{{else}}<p class="muted">The model describes no messages between actors for this trace.</p>{{end}}
 </section>
 <section id="text"><h2>Trace (TLC style)</h2>
 <details><summary>show</summary><pre>{{.Text}}</pre></details>
@@ -251,6 +256,9 @@ window.onerror = function (msg, src, line) {
     });
     Object.keys(nodes).forEach(function (id) {
       nodes[id].classList.toggle("current", id === "s" + k);
+    });
+    document.querySelectorAll("#sequence g.step").forEach(function (g) {
+      g.classList.toggle("current", g.id === "step-" + k);
     });
     if (scroll && nodes["s" + k]) { nodes["s" + k].scrollIntoView({block: "nearest"}); }
     document.body.setAttribute("data-step", String(k));

@@ -98,9 +98,14 @@ func TestHTMLInChromium(t *testing.T) {
 			t.Errorf("console error: %s", line)
 		}
 	}
-	// Opened at a state by its link, the page shows that state and what changed into it.
+	// Opened at a state by its link, the page shows that state and what changed into it,
+	// and marks it in the sequence chart.
+	if err := os.WriteFile(page, sampleReport(t, safetyTrace()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dom, _ = runChromium(t, bin, "--dump-dom", url+"#step=3")
-	for _, want := range []string{`data-step="3"`, "State 3: &lt;Inc&gt;", "<li>x = 2</li>", `<tr class="changed"><td class="name">x</td>`} {
+	for _, want := range []string{`data-step="3"`, "State 3: &lt;Inc(p2)&gt;", "<li>x = 2</li>", `<li>done += "p2"</li>`,
+		`<tr class="changed"><td class="name">x</td>`, `<g id="step-3" class="step current">`} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("DOM at #step=3: got no %q", want)
 		}

@@ -54,7 +54,7 @@ func Events(t *checker.Trace) ([][]Event, error) {
 
 // Sequence-chart geometry, in SVG pixels.
 const (
-	seqLeft    = 190 // width of the step column
+	seqLeft    = 240 // width of the step column
 	seqLane    = 190 // distance between lanes
 	seqTop     = 70  // top of the first step
 	seqHeader  = 28  // height of the lane headers
@@ -157,7 +157,7 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 	if len(l.actors) == 0 {
 		l.title += " (the model describes no messages)"
 	}
-	byID := map[string]*seqMsg{}
+	pending := map[string][]*seqMsg{}
 	y := float64(seqTop + seqHeader + 20)
 	for i := range t.States {
 		l.stepY = append(l.stepY, y)
@@ -175,25 +175,23 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 			switch e.Type {
 			case "local":
 				l.notes = append(l.notes, seqNote{i, k, e.Actor, e.Label, ey})
-			case "send", "recv":
-				m := byID[e.Msg]
-				if m == nil || e.Msg == "" {
-					m = &seqMsg{id: e.Msg, label: e.Label, sendY: -1, recvY: -1, sendStep: -1, recvStep: -1}
-					if e.Type == "send" {
-						m.from, m.to = e.Actor, e.Peer
-					} else {
-						m.from, m.to = e.Peer, e.Actor
-					}
+			case "send":
+				m := &seqMsg{id: e.Msg, label: e.Label, from: e.Actor, to: e.Peer, sendY: ey, sendStep: i, recvY: -1, recvStep: -1}
+				l.msgs = append(l.msgs, m)
+				if e.Msg != "" {
+					pending[e.Msg] = append(pending[e.Msg], m)
+				}
+			case "recv":
+				// The oldest message with this id not yet received: models may reuse an id
+				// for equal messages sent at different times.
+				var m *seqMsg
+				if q := pending[e.Msg]; e.Msg != "" && len(q) > 0 {
+					m, pending[e.Msg] = q[0], q[1:]
+				} else { // sent before the trace's first state
+					m = &seqMsg{id: e.Msg, label: e.Label, from: e.Peer, to: e.Actor, sendY: -1, sendStep: -1}
 					l.msgs = append(l.msgs, m)
-					if e.Msg != "" {
-						byID[e.Msg] = m
-					}
 				}
-				if e.Type == "send" {
-					m.sendY, m.sendStep = ey, i
-				} else {
-					m.recvY, m.recvStep = ey, i
-				}
+				m.recvY, m.recvStep = ey, i
 			}
 		}
 		h := float64(rows)*seqSub + seqStepGap
@@ -263,12 +261,9 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 		}
 		fmt.Fprintf(bw, `<g id="msg-%s" class="%s"><title>%s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6"%s marker-end="url(#%s)"/>`,
 			esc(id), cls, esc(m.tooltip()), x1, y1, x2, y2, stroke, dash, marker)
-		lx, ly := (x1+x2)/2, (y1+y2)/2-4
-		if x1 == x2 {
-			lx += 6
-		}
+		lx, ly := labelAt(x1, y1, x2, y2)
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`,
-			lx, ly, stroke, esc(cutText(m.label, math.Max(absf(x2-x1)-10, 120))))
+			lx, ly, stroke, esc(msgLabel(m.label, x1, x2)))
 		if lost {
 			fmt.Fprintf(bw, `<text class="lost-marker" x="%.1f" y="%.1f" text-anchor="middle" fill="%s">✕ lost / in flight</text>`, x2, y2+14, colorRed)
 		}
@@ -327,8 +322,19 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		x := l.laneX(a)
 		fmt.Fprintf(bw, "  lane%d [shape=box, style=\"rounded,filled\", label=%s, color=%q, fillcolor=%q, penwidth=1.5, width=%s, height=%s, pos=%q];\n",
 			i, quote(a), colorNode, colorInitFill, inch(seqLane-30), inch(seqHeader), pos(x, seqTop+seqHeader/2))
-		fmt.Fprintf(bw, "  laneend%d [shape=point, width=0.01, style=invis, pos=%q];\n", i, pos(x, l.bottom))
-		fmt.Fprintf(bw, "  lane%d -> laneend%d [color=\"#9aa0a6\", style=dashed, penwidth=1.5, arrowhead=none];\n", i, i)
+		// The lane line in pieces that leave out the notes on it (lines are drawn last).
+		ys := []float64{seqTop + seqHeader}
+		for _, nt := range l.notes {
+			if nt.actor == a {
+				ys = append(ys, nt.y-9, nt.y+9)
+			}
+		}
+		ys = append(ys, l.bottom)
+		for j := 0; j+1 < len(ys); j += 2 {
+			fmt.Fprintf(bw, "  lane%d_%da [shape=point, width=0.01, style=invis, pos=%q];\n", i, j, pos(x, ys[j]))
+			fmt.Fprintf(bw, "  lane%d_%db [shape=point, width=0.01, style=invis, pos=%q];\n", i, j, pos(x, ys[j+1]))
+			fmt.Fprintf(bw, "  lane%d_%da -> lane%d_%db [color=\"#9aa0a6\", style=dashed, penwidth=1.5, arrowhead=none];\n", i, j, i, j)
+		}
 	}
 	for n, m := range l.msgs {
 		x1, y1, x2, y2, lost := l.line(m)
@@ -341,9 +347,10 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		fmt.Fprintf(bw, "  m%da -> m%db [color=%q, style=%s, penwidth=1.6, tooltip=%s];\n",
 			n, n, col, style, quote(m.tooltip()))
 		// The label is a node above the arrow's middle, so that the arrow does not cross it.
-		label := cutText(m.label, math.Max(absf(x2-x1)-10, 120))
+		label := msgLabel(m.label, x1, x2)
+		lx, ly := labelAt(x1, y1, x2, y2)
 		fmt.Fprintf(bw, "  m%dlabel [shape=plaintext, label=%s, fontcolor=%q, fontsize=9, width=%s, height=0.18, pos=%q];\n",
-			n, quote(label), col, inch(float64(len([]rune(label)))*seqChar), pos((x1+x2)/2, (y1+y2)/2-10))
+			n, quote(label), col, inch(float64(len([]rune(label)))*seqChar), pos(lx, ly-4))
 		if lost {
 			fmt.Fprintf(bw, "  m%dlost [shape=plaintext, label=\"x lost / in flight\", fontcolor=%q, width=1.3, height=0.2, pos=%q];\n",
 				n, colorRed, pos(x2, y2+12))
@@ -370,6 +377,26 @@ func SequencePNG(w io.Writer, t *checker.Trace) error {
 		return err
 	}
 	return RenderDOT(w, dot.Bytes(), "png", "neato")
+}
+
+// labelAt is where a message's label goes: above its arrow, at the middle of a short
+// arrow and near the sender on a long one (which crosses many steps).
+func labelAt(x1, y1, x2, y2 float64) (float64, float64) {
+	l := math.Hypot(x2-x1, y2-y1)
+	t := 0.5
+	if l > 0 && l/2 > 110 {
+		t = 110 / l
+	}
+	x, y := x1+(x2-x1)*t, y1+(y2-y1)*t-5
+	if x1 == x2 {
+		x += 6
+	}
+	return x, y
+}
+
+// msgLabel cuts a message's label to about the width between its lanes.
+func msgLabel(label string, x1, x2 float64) string {
+	return cutText(label, math.Max(absf(x2-x1)-10, 220))
 }
 
 func absf(x float64) float64 {

@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"os"
 	"strings"
@@ -129,5 +130,28 @@ func TestSequencePNG(t *testing.T) {
 	}
 	if os.Getenv("KMC_KEEP_SEQUENCE") != "" {
 		os.WriteFile(os.Getenv("KMC_KEEP_SEQUENCE"), data, 0o644)
+	}
+}
+
+// Reference: checker.Eventer ids may repeat for equal messages sent at different times
+// (the Kafka model names a message by its content): a receipt pairs with the oldest
+// message of that id not yet received.
+func TestSequenceReusedIDs(t *testing.T) {
+	tr := safetyTrace()
+	tr.States = append(tr.States, tr.States[2], tr.States[2])
+	tr.States[1].Events = `[{"type":"send","actor":"p1","peer":"p2","msg":"x","label":"Ping"}]`
+	tr.States[2].Events = `[{"type":"recv","actor":"p2","peer":"p1","msg":"x","label":"Ping"},{"type":"send","actor":"p1","peer":"p2","msg":"x","label":"Ping"}]`
+	tr.States[3].Events = `[{"type":"recv","actor":"p2","peer":"p1","msg":"x","label":"Ping"}]`
+	tr.States[4].Events = `[{"type":"recv","actor":"p2","peer":"p1","msg":"y","label":"Old"}]`
+	l, err := layoutSequence(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range l.msgs {
+		got = append(got, fmt.Sprintf("%s:%d->%d", m.label, m.sendStep+1, m.recvStep+1))
+	}
+	if want := "Ping:2->3 Ping:3->4 Old:0->5"; strings.Join(got, " ") != want {
+		t.Errorf("messages: got %s, want %s", strings.Join(got, " "), want)
 	}
 }

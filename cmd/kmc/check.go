@@ -73,7 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
-	fs.StringVar(&f.out, "out", "", "write the counterexample of each violated check under `DIR`/CHECK/")
+	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -162,7 +162,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		res := r.Check(opts)
 		files := []string{}
 		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			files, err = writeOutputs(filepath.Join(f.out, c.Name), res.Trace, f.fullStates)
+			files, err = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates)
 			if err != nil {
 				fmt.Fprintf(stderr, "kmc: check: %v\n", err)
 				return exitInternal
@@ -251,42 +251,16 @@ func defaultMemory() int64 {
 	return 0
 }
 
-// writeOutputs writes the rendered counterexample into dir and returns the paths written.
-// Each file is written all-or-nothing.
-func writeOutputs(dir string, t *checker.Trace, full bool) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("write trace: %w", err)
+// writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
+// PNG, sequence chart, HTML report) into dir, all or nothing, and returns the paths written.
+func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full bool) ([]string, error) {
+	st := res.Stats
+	info := traces.ReportInfo{
+		Title: spec.Path + ", check " + c.Name, Spec: spec.Path, Check: c.Name,
+		Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
+		Command: "kmc check " + strings.Join(args, " "),
 	}
-	var b strings.Builder
-	if err := traces.Text(&b, t, traces.TextOptions{FullStates: full}); err != nil {
-		return nil, fmt.Errorf("write trace: %w", err)
-	}
-	p := filepath.Join(dir, "trace.txt")
-	if err := writeFileAtomic(p, []byte(b.String())); err != nil {
-		return nil, err
-	}
-	return []string{p}, nil
-}
-
-// writeFileAtomic writes data to a temporary file in path's folder and renames it.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
+	return traces.WriteAll(dir, res.Trace, info, full)
 }
 
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 )
@@ -132,4 +133,26 @@ func usageError(stderr io.Writer, cmd, format string, args ...any) int {
 	fmt.Fprintf(stderr, "kmc: %s: %s\n", cmd, fmt.Sprintf(format, args...))
 	hint(stderr, "run 'kmc help "+cmd+"' for usage")
 	return exitUsage
+}
+
+// writeFileAtomic writes data to a temporary file in path's folder and renames it, so
+// that path holds either its old content or all of data.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
 }

@@ -129,6 +129,11 @@ func TestCheckOut(t *testing.T) {
 	if code != exitSafety {
 		t.Fatalf("exit code: got %d, want %d\n%s", code, exitSafety, stderr.String())
 	}
+	for _, name := range []string{"trace.itf.json", "trace.dot", "trace.svg", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, "buggy", name)); err != nil {
+			t.Errorf("--out: %v", err)
+		}
+	}
 	p := filepath.Join(dir, "buggy", "trace.txt")
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -140,7 +145,7 @@ func TestCheckOut(t *testing.T) {
 	if !strings.Contains(stdout.String(), "Wrote "+p+"\n") {
 		t.Errorf("stdout does not name %s:\n%s", p, stdout.String())
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, "buggy"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,9 +256,7 @@ func (m *Model) Fairness(kind int) int {
 	}
 	switch m.kinds[kind] {
 	case kLeaderIncHighWatermark, kImprovedLeaderIncHighWatermark, kFencedLeaderIncHighWatermark,
-		kLeaderWrite, kFencedLeaderExpandIsr:
-		return strong
-	case kLeaderExpandIsr:
+		kLeaderWrite, kLeaderExpandIsr, kFencedLeaderExpandIsr:
 		return strong
 	case kBecomeLeader, kBecomeFollowerTruncateToHighWatermark, kBecomeFollowerTruncateKip101,
 		kBecomeFollowerTruncateKip279, kBecomeFollower, kFencedBecomeFollowerAndTruncate:

@@ -58,20 +58,25 @@ func mustNew(t testing.TB, c Config) *Model {
 	return m
 }
 
+// crossCheckConfigs are the bounds of the naive cross-check: every variant with 2
+// replicas at MaxLeaderEpoch = 2, two of them at 3 as well (the naive search costs about
+// 50 us per state), and every variant with 3 replicas at bounds small enough to stay fast.
+// The suite (specs/reference) pins the engine's counts for 2 replicas at
+// MaxLeaderEpoch = 3, which this test matched for every variant when it was written:
+// 62855/23, 53413/21, 53099/21, 46465/21, 28939/22 (states/depth, in Variant order).
 var crossCheckConfigs = []Config{
 	{Variant: TruncateToHighWatermark, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 2},
 	{Variant: TruncateToHighWatermark, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 3},
 	{Variant: Kip101, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 2},
-	{Variant: Kip101, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 3},
 	{Variant: Kip279, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 2},
-	{Variant: Kip279, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 3},
 	{Variant: Kip320FirstTry, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 2},
-	{Variant: Kip320FirstTry, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 3},
 	{Variant: Kip320, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 2},
 	{Variant: Kip320, Replicas: 2, LogSize: 2, MaxRecords: 2, MaxLeaderEpoch: 3},
-	{Variant: Kip279, Replicas: 3, LogSize: 1, MaxRecords: 1, MaxLeaderEpoch: 2},
-	{Variant: Kip320, Replicas: 3, LogSize: 1, MaxRecords: 1, MaxLeaderEpoch: 2},
+	{Variant: TruncateToHighWatermark, Replicas: 3, LogSize: 2, MaxRecords: 1, MaxLeaderEpoch: 1},
+	{Variant: Kip101, Replicas: 3, LogSize: 2, MaxRecords: 1, MaxLeaderEpoch: 1},
+	{Variant: Kip279, Replicas: 3, LogSize: 2, MaxRecords: 1, MaxLeaderEpoch: 1},
 	{Variant: Kip320FirstTry, Replicas: 3, LogSize: 2, MaxRecords: 1, MaxLeaderEpoch: 1},
+	{Variant: Kip320, Replicas: 3, LogSize: 1, MaxRecords: 1, MaxLeaderEpoch: 2},
 }
 
 // TestNaiveCrossCheck compares the port with an independent, literal enumeration of the
@@ -80,6 +85,9 @@ var crossCheckConfigs = []Config{
 // Reference: hachikuji/kafka-specification, KafkaReplication.tla and its variants.
 func TestNaiveCrossCheck(t *testing.T) {
 	for _, c := range crossCheckConfigs {
+		if testing.Short() && (c.MaxLeaderEpoch > 2 || c.Replicas > 2) {
+			continue
+		}
 		t.Run(c.Variant.String(), func(t *testing.T) {
 			m := mustNew(t, c)
 			nv := newNaive(c)
@@ -127,7 +135,7 @@ func TestNaiveCrossCheck(t *testing.T) {
 // TestEncodeRoundTrip checks Decode(Encode(s)) == s and that encodings are distinct for
 // distinct states, over every reachable state.
 func TestEncodeRoundTrip(t *testing.T) {
-	for _, c := range crossCheckConfigs[:10] {
+	for _, c := range crossCheckConfigs {
 		m := mustNew(t, c)
 		res := explorePort(m, false)
 		n := m.encodedLen()
@@ -183,7 +191,7 @@ func TestAppendValueIsJSON(t *testing.T) {
 // distinct codes and names, that each names a kind of the variant, and that the same
 // code prints the same name.
 func TestActionNamesUnique(t *testing.T) {
-	for _, c := range crossCheckConfigs[:10] {
+	for _, c := range crossCheckConfigs {
 		m := mustNew(t, c)
 		res := explorePort(m, false)
 		var succ []State

@@ -186,3 +186,52 @@ func TestAppendValueIsValidITF(t *testing.T) {
 		t.Errorf("empty msgs: got %s", empty)
 	}
 }
+
+func TestEventsPairSendsWithReceipts(t *testing.T) {
+	// Every receipt on the path to all-committed pairs with an earlier send of the same message.
+	m := New(2)
+	if got, want := len(m.Actors()), 3; got != want {
+		t.Fatalf("actors: got %d, want %d", got, want)
+	}
+	steps := []uint64{Action(KindRMPrepare, 0), Action(KindRMPrepare, 1), Action(KindTMRcvPrepared, 0),
+		Action(KindTMRcvPrepared, 1), Action(KindTMCommit, 0), Action(KindRMRcvCommitMsg, 1), Action(KindRMRcvCommitMsg, 0)}
+	sent := map[string]bool{}
+	s := State{}
+	var succ []State
+	var acts []uint64
+	for _, a := range steps {
+		succ, acts = m.Next(&s, succ[:0], acts[:0])
+		i := -1
+		for j, b := range acts {
+			if b == a {
+				i = j
+			}
+		}
+		if i < 0 {
+			t.Fatalf("%s not enabled", m.ActionName(a))
+		}
+		var evs []struct{ Type, Actor, Peer, Msg, Label string }
+		raw := m.AppendEvents(&s, a, &succ[i], nil)
+		if err := json.Unmarshal(raw, &evs); err != nil || len(evs) == 0 {
+			t.Fatalf("%s: events %s: %v", m.ActionName(a), raw, err)
+		}
+		for _, e := range evs {
+			switch e.Type {
+			case "send":
+				sent[e.Msg] = true
+			case "recv":
+				if !sent[e.Msg] {
+					t.Errorf("%s: receipt of %s that was never sent", m.ActionName(a), e.Msg)
+				}
+			}
+		}
+		s = succ[i]
+	}
+	init := State{}
+	to := init
+	to.RM[0] = Aborted
+	if got, want := string(m.AppendEvents(&init, Action(KindRMChooseToAbort, 0), &to, nil)),
+		`[{"type":"local","actor":"rm1","peer":"","msg":"","label":"ChooseToAbort"}]`; got != want {
+		t.Errorf("local step: got %s, want %s", got, want)
+	}
+}

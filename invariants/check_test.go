@@ -1,0 +1,54 @@
+package invariants
+
+import (
+	"testing"
+
+	"kmc/checker"
+	"kmc/model"
+)
+
+type adapter struct{ *model.Model }
+
+func (a adapter) Fairness(kind int) checker.Fairness { return checker.Fairness(a.Model.Fairness(kind)) }
+
+// The KIP-101 scenario with the high-watermark strategy, checked by the engine with several
+// worker counts: the same verdict, the same distinct-state count and a shortest trace whose
+// length is the depth reached, and the trace really loses an acknowledged record.
+// Reference: KIP-101; STYLE §5 (any number of workers gives the same result).
+func TestHighWatermarkTruncationLosesDataAnyWorkers(t *testing.T) {
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MaxEpoch, c.LeaderChange = 2, 1, 4, 2
+	c.Truncation = model.TruncHighWatermark
+	m, err := model.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := []checker.Property[model.State]{NoCommittedDataLoss.Build(m), LeaderInISR.Build(m)}
+	var first checker.Result
+	for i, w := range []int{1, 2, 4} {
+		res := checker.Check[model.State](adapter{m}, props, checker.Options{Workers: w})
+		if res.Verdict != checker.Violated || res.Property != "NoCommittedDataLoss" || res.Trace == nil {
+			t.Fatalf("workers %d: got %s %q, want violated NoCommittedDataLoss with a trace", w, res.Verdict, res.Property)
+		}
+		if n := len(res.Trace.States); n != res.Stats.Depth {
+			t.Errorf("workers %d: trace of %d states, search depth %d", w, n, res.Stats.Depth)
+		}
+		if i == 0 {
+			first = res
+			continue
+		}
+		if res.Stats.Distinct != first.Stats.Distinct || len(res.Trace.States) != len(first.Trace.States) {
+			t.Errorf("workers %d: %d states, trace %d; workers 1: %d, %d", w, res.Stats.Distinct,
+				len(res.Trace.States), first.Stats.Distinct, len(first.Trace.States))
+		}
+	}
+	// The same bounds with the leader-epoch or diverging-epoch strategy hold.
+	for _, tr := range []int{model.TruncLeaderEpoch, model.TruncDivergingEpoch} {
+		c.Truncation = tr
+		m, _ := model.New(c)
+		props := []checker.Property[model.State]{NoCommittedDataLoss.Build(m), NoPermanentDivergence.Build(m), LogMatching.Build(m)}
+		if res := checker.Check[model.State](adapter{m}, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
+			t.Errorf("%s: got %s %q, want ok", model.TruncationNames[tr], res.Verdict, res.Property)
+		}
+	}
+}
