@@ -160,6 +160,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		out.start(spec, c, opts)
 		res := r.Check(opts)
+		select {
+		case <-stop:
+			if res.Verdict == checker.Incomplete {
+				res.Reason = "interrupted"
+			}
+		default:
+		}
 		files := []string{}
 		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
 			files, err = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates)

@@ -114,7 +114,7 @@ func TestCheckInterrupted(t *testing.T) {
 	if code != exitIncomplete {
 		t.Errorf("exit code: got %d, want %d\n%s%s", code, exitIncomplete, stdout.String(), stderr.String())
 	}
-	if got := stdout.String(); strings.Count(got, "Checking ") != 1 || !strings.Contains(got, "Search stopped before it was complete") {
+	if got := stdout.String(); strings.Count(got, "Checking ") != 1 || !strings.Contains(got, "Search stopped before it was complete: interrupted.\n") {
 		t.Errorf("stdout: got\n%s\nwant one check, stopped", got)
 	}
 	if got, want := stderr.String(), "interrupted; the statistics above are partial"; !strings.Contains(got, want) {
