@@ -11,9 +11,9 @@ import (
 	"kmc/specs"
 )
 
-// benchRMs is the largest RM count whose complete search takes about a minute with two
-// workers on the 2-core reference machine (N=9: 10,340,352 distinct states). Override with
-// KMC_BENCH_RMS=N.
+// benchRMs is the largest RM count whose complete search takes within about a minute on the
+// 2-core reference machine: N=9, 10,340,352 distinct states, 12s to 40s with 2 workers
+// depending on load (N=10 took 89s). Override with KMC_BENCH_RMS=N.
 const benchRMs = 9
 
 // BenchmarkTwoPhase is the complete search of two-phase commit (TwoPhase.tla, the fixed

@@ -30,6 +30,10 @@ func All() []Descriptor {
 		HighWatermarkMonotonic,
 		EpochCacheMatchesLog,
 		FollowerEventuallyCatchesUp,
+		NoLeaderlessPartitionWithLiveISR,
+		NoStuckAlterPartition,
+		CaughtUpFollowerEventuallyInISR,
+		ControllerCacheMatchesStore,
 	}
 }
 

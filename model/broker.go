@@ -18,6 +18,7 @@ func (m *Model) brokerSteps(g *gen, b int) {
 		// KRaft BrokerLifecycleManager), which then sends it LeaderAndIsr.
 		t := g.emit(act1(KindBrokerRestart, b))
 		t.B[b].Alive, t.B[b].Register = true, true
+		t.cpRegister(b) // with the control plane: registers in the store at once
 		return
 	}
 	if i := s.Net.find(MsgLeaderAndIsr, CtrlID, uint8(b)); i >= 0 {
@@ -38,6 +39,9 @@ func (m *Model) brokerSteps(g *gen, b int) {
 func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 	msg := t.Net.Msgs[i]
 	t.Net.remove(i)
+	if !t.acceptLeaderAndIsr(b, &msg) {
+		return
+	}
 	r := &t.B[b]
 	if msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch && r.Role != RoleNone) {
 		return
@@ -87,6 +91,7 @@ func crash(t *State, b int) {
 	r.Fetch, r.LastEp = FetchIdle, NoEpoch
 	r.clearLeaderState()
 	t.Net.dropBroker(uint8(b))
+	t.cpBrokerDown(b)
 }
 
 // crashSteps generates the crash faults of broker b.
@@ -103,8 +108,8 @@ func crash(t *State, b int) {
 func (m *Model) crashSteps(g *gen, b int) {
 	s := g.s
 	r := &s.B[b]
-	if !r.Alive {
-		return
+	if !r.Alive || s.CP.hostsCurrent(b) {
+		return // the control plane does not model a crash of the controller's host
 	}
 	if m.budget(s, FaultCrash) {
 		t := g.emit(act1(KindBrokerCrash, b))

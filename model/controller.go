@@ -12,6 +12,9 @@ package model
 
 // controllerSteps generates the controller's steps that concern broker b.
 func (m *Model) controllerSteps(g *gen, b int) {
+	if m.cp() {
+		return // the control plane's controllers instead (controlplane.go)
+	}
 	s := g.s
 	c := &s.Ctrl
 	// ControllerHandleAlterPartition(b).

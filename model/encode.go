@@ -48,6 +48,9 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 			buf = append(buf, g.Recs[k].Epoch<<4|g.Recs[k].ID)
 		}
 	}
+	if m.cp() {
+		buf = m.encodeCP(s, buf)
+	}
 	return buf
 }
 
@@ -117,6 +120,9 @@ func (m *Model) Decode(buf []byte, s *State) {
 			g.Recs[k] = Entry{Epoch: v >> 4, ID: v & 15}
 		}
 	}
+	if m.cp() {
+		m.decodeCP(buf[p:], s)
+	}
 }
 
 // Variables, in Vars order.
@@ -146,7 +152,12 @@ var varNames = []string{"status", "role", "leader", "leaderEpoch", "partitionEpo
 
 // Vars names the state variables. Per-broker variables are functions from broker
 // ("b1".."bN") to their value.
-func (m *Model) Vars() []string { return varNames }
+func (m *Model) Vars() []string {
+	if m.cp() {
+		return varNamesCP
+	}
+	return varNames
+}
 
 var roleNames = [...]string{"none", "leader", "follower"}
 var fetchNames = [...]string{"idle", "fetching", "truncating", "failed"}
@@ -308,6 +319,10 @@ func appendMsg(buf []byte, g *Msg) []byte {
 		f("partitionEpoch", int(g.Off))
 		buf = jField(buf, false, "isr")
 		buf = jSet(buf, g.HW)
+		if g.DivE != 0 {
+			f("controller", int(g.End))
+			f("controllerEpoch", int(g.DivE))
+		}
 	case MsgAlterPartition, MsgAlterPartitionResponse:
 		if g.Kind == MsgAlterPartitionResponse {
 			buf = jField(buf, false, "error")
@@ -322,12 +337,18 @@ func appendMsg(buf []byte, g *Msg) []byte {
 			buf = jBroker(buf, int(g.DivO))
 			f("joinerBrokerEpoch", int(g.DivE))
 		}
+		if g.End != 0 {
+			f("controller", int(g.End))
+		}
 	}
 	return append(buf, '}')
 }
 
 // AppendValue appends variable v of s as ITF JSON.
 func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
+	if v == VarControlPlane {
+		return m.appendControlPlane(s, buf)
+	}
 	switch v {
 	case VarStatus:
 		return m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jStr(buf, statusName(&s.B[b])) })
@@ -520,6 +541,7 @@ func (m *Model) Format(s *State) string {
 		buf = strconv.AppendInt(buf, int64(c.BEpoch[b]), 10)
 	}
 	buf = append(buf, ']', '\n')
+	buf = m.formatCP(s, buf)
 	for i := 0; i < int(s.Net.Len); i++ {
 		buf = append(buf, "msg "...)
 		buf = append(buf, MsgLabel(&s.Net.Msgs[i])...)
@@ -649,6 +671,10 @@ func MsgLabel(g *Msg) string {
 		kv("pepoch", int(g.Off))
 		buf = append(buf, " isr="...)
 		buf = fmtSet(buf, g.HW)
+		if g.DivE != 0 {
+			kv("from", int(g.End))
+			kv("cepoch", int(g.DivE))
+		}
 	case MsgAlterPartition, MsgAlterPartitionResponse:
 		errs()
 		kv("epoch", int(g.Epoch))
@@ -658,6 +684,9 @@ func MsgLabel(g *Msg) string {
 		if g.Kind == MsgAlterPartition && g.DivE != 0 {
 			kv("joiner", int(g.DivO)+1)
 			kv("joinerEpoch", int(g.DivE))
+		}
+		if g.End != 0 {
+			kv("ctrl", int(g.End))
 		}
 	}
 	return string(buf)
@@ -730,7 +759,7 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 	actor := uint8(argOf(a, 0))
 	switch k {
 	case KindControllerHandleAlterPartition, KindControllerHandleBrokerFailure,
-		KindControllerHandleBrokerStartup, KindControllerMoveLeader:
+		KindControllerHandleBrokerStartup, KindControllerMoveLeader, KindControllerFailover, KindControllerResign:
 		actor = CtrlID
 	}
 	in := func(n *Network, g *Msg) *Msg {
@@ -763,7 +792,8 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 		}
 	case KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerRestart,
 		KindControllerMoveLeader, KindLeaderShrinkISR, KindControllerHandleBrokerFailure,
-		KindControllerHandleBrokerStartup:
+		KindControllerHandleBrokerStartup, KindControllerFailover, KindControllerResign,
+		KindBrokerReregister, KindBrokerLearnController:
 		buf = appendEvent(buf, &first, "local", actor, 0xff, nil, m.ActionName(a))
 	}
 	for i := 0; i < int(to.Net.Len); i++ {

@@ -199,6 +199,12 @@ func (m *Model) handleAlterPartitionResponse(t *State, l, i int) {
 		m.maybeIncrementHW(t, l)
 	case ErrIneligibleReplica:
 		r.MaxISR, r.Pending = r.ISR, false
+	case ErrNotController:
+		// Top-level NOT_CONTROLLER (AlterPartitionManager retries after re-reading the
+		// controller node) and the partition-level one of KAFKA-14154's fix ("Retrying":
+		// submitAlterPartition again with the same proposal): queued again, unsent.
+		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: resp.Epoch, Off: resp.Off,
+			HW: resp.HW, DivE: resp.DivE, DivO: resp.DivO})
 	}
 }
 

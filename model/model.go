@@ -61,6 +61,14 @@ type Config struct {
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
 	Fix13077 bool // KAFKA-13077: recovery rebuilds the leader-epoch cache from the whole log
+
+	// Control plane (controlplane.go), on when Controllers >= 2.
+	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
+	ControllerBroker int  // host broker of the first controller, 1..Brokers (0 counts as 1)
+	Failover         int  // fault budget: controller session losses (controller_failover)
+	Fix6082          bool // KAFKA-6082: store writes are conditional on the controller-epoch version
+	Fix14154         bool // KAFKA-14154 (PR 12506): a controller answers NOT_CONTROLLER to a request ahead of it
+	Fix14154Proposed bool // KAFKA-14154 as proposed (PR 12499): no AlterPartition to a controller below the highest epoch seen
 }
 
 // DefaultConfig is the configuration the family's defaults describe.
@@ -90,6 +98,10 @@ func (c *Config) Validate() error {
 		check("lag", c.Lag, 0, 15),
 		check("message_loss", c.MessageLoss, 0, 15),
 		check("leader_change", c.LeaderChange, 0, 15),
+		check("controllers", c.Controllers, 0, MaxControllers),
+		check("controller_broker", c.ControllerBroker, 0, c.Brokers),
+		check("controller_failover", c.Failover, 0, MaxControllers-1),
+		(&Model{C: *c}).validateCP(),
 	} {
 		if e != nil {
 			return e
@@ -194,6 +206,7 @@ const (
 type State struct {
 	B    [MaxBrokers]Replica
 	Ctrl Controller
+	CP   ControlPlane // zero unless Config.Controllers >= 2 (controlplane.go)
 	Net  Network
 	// Written is the number of producer writes so far; record ids are 1..Written.
 	Written uint8
@@ -224,6 +237,11 @@ const (
 	KindBrokerUncleanCrash
 	KindBrokerRestart
 	KindNetworkLoseMessage
+	KindControllerFailover
+	KindControllerResign
+	KindBrokerReregister
+	KindBrokerLearnController
+	KindBrokerSendAlterPartition
 	numKinds
 )
 
@@ -247,6 +265,11 @@ var kindNames = []string{
 	"BrokerUncleanCrash",
 	"BrokerRestart",
 	"NetworkLoseMessage",
+	"ControllerFailover",
+	"ControllerResign",
+	"BrokerReregister",
+	"BrokerLearnController",
+	"BrokerSendAlterPartition",
 }
 
 // kindArgs is the number of arguments each kind prints.
@@ -304,6 +327,10 @@ func (m *Model) ActionName(a uint64) string {
 		return "Action(" + strconv.FormatUint(a, 10) + ")"
 	}
 	n := kindArgs[k]
+	if m.cp() && (k == KindControllerHandleBrokerFailure || k == KindControllerHandleBrokerStartup ||
+		k == KindControllerHandleAlterPartition) {
+		n = 2 // (controller incarnation, broker)
+	}
 	if n == 0 {
 		n = 1
 	}
@@ -339,7 +366,7 @@ const (
 func (m *Model) Fairness(kind int) int {
 	switch kind {
 	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
-		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage:
+		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage, KindControllerFailover:
 		return Unfair
 	}
 	return Weak
@@ -367,6 +394,9 @@ func (m *Model) Init(buf []State) []State {
 			m.startFetching(r)
 		}
 	}
+	if m.cp() {
+		m.cpInit(&s)
+	}
 	return append(buf, s)
 }
 
@@ -379,6 +409,9 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 		m.followerSteps(&g, b)
 		m.brokerSteps(&g, b)
 		m.controllerSteps(&g, b)
+	}
+	if m.cp() {
+		m.controlPlaneSteps(&g)
 	}
 	for b := 0; b < m.nb(); b++ {
 		m.faultSteps(&g, b)

@@ -41,12 +41,13 @@ const (
 	ErrInvalidUpdateVersion       // INVALID_UPDATE_VERSION (AlterPartition)
 	ErrInvalidRequest             // INVALID_REQUEST (AlterPartition)
 	ErrIneligibleReplica          // INELIGIBLE_REPLICA (AlterPartition)
+	ErrNotController              // NOT_CONTROLLER (AlterPartition)
 	numErrs
 )
 
 var errNames = [numErrs]string{"NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH",
 	"NOT_LEADER_OR_FOLLOWER", "OFFSET_OUT_OF_RANGE", "CORRUPT_RECORD",
-	"INVALID_UPDATE_VERSION", "INVALID_REQUEST", "INELIGIBLE_REPLICA"}
+	"INVALID_UPDATE_VERSION", "INVALID_REQUEST", "INELIGIBLE_REPLICA", "NOT_CONTROLLER"}
 
 // Msg is one message in flight. Field use by kind:
 //

@@ -44,6 +44,12 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 						c.Fix18723 = true
 					case "KAFKA-13077":
 						c.Fix13077 = true
+					case "KAFKA-6082":
+						c.Fix6082 = true
+					case "KAFKA-14154":
+						c.Fix14154 = true
+					case "KAFKA-14154-proposed":
+						c.Fix14154Proposed = true
 					default:
 						t.Fatalf("config: unknown fix %q", fix)
 					}
@@ -66,7 +72,8 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 			p := map[string]*int{"brokers": &c.Brokers, "min_isr": &c.MinISR, "max_records": &c.MaxRecords,
 				"max_epoch": &c.MaxEpoch, "max_fetch_records": &c.MaxFetchRecords, "crash": &c.Crash,
 				"unclean_crash": &c.UncleanCrash, "lag": &c.Lag, "message_loss": &c.MessageLoss,
-				"leader_change": &c.LeaderChange}[k]
+				"leader_change": &c.LeaderChange, "controllers": &c.Controllers,
+				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover}[k]
 			if p == nil {
 				t.Fatalf("config: unknown key %q", k)
 			}
@@ -192,7 +199,7 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 			t.Errorf("no transcript applies %s", k)
 		}
 	}
-	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077"} {
+	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077", "KAFKA-6082", "KAFKA-14154", "KAFKA-14154-proposed"} {
 		if !strings.Contains(text, "fixes="+fix) {
 			t.Errorf("no transcript turns on %s", fix)
 		}

@@ -12,6 +12,11 @@ import (
 const (
 	Kafka18723 = "KAFKA-18723"
 	Kafka13077 = "KAFKA-13077"
+	Kafka6082  = "KAFKA-6082"
+	// Kafka14154 is KAFKA-14154's fix as merged (PR 12506), Kafka14154Proposed the one
+	// first proposed (PR 12499).
+	Kafka14154         = "KAFKA-14154"
+	Kafka14154Proposed = "KAFKA-14154-proposed"
 )
 
 // The kafka family: the main model, Kafka's replication of one partition (model package).
@@ -36,6 +41,9 @@ func kafkaFamily() Family {
 			{Name: "max_fetch_records", Doc: "records per fetch response", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
 			{Name: "truncation", Doc: "truncation strategy: high-watermark (pre-KIP-101), leader-epoch (KIP-101), diverging-epoch (KIP-320/KIP-595)",
 				Kind: Enum, Enum: model.TruncationNames, Default: def.Truncation},
+			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
+				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
+			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
 		},
 		Faults: []Param{
 			fault("crash", "clean broker crashes (log and checkpoints survive)"),
@@ -43,10 +51,14 @@ func kafkaFamily() Family {
 			fault("lag", "ISR shrinks of a lagging follower"),
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes (preferred-leader election)"),
+			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
 		},
 		Switches: []Switch{
 			{Name: Kafka18723, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
 			{Name: Kafka13077, Doc: "log recovery rebuilds the leader-epoch cache from the whole log"},
+			{Name: Kafka6082, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
+			{Name: Kafka14154, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
+			{Name: Kafka14154Proposed, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
 		},
 		Properties: props,
 		Build:      buildKafka,
@@ -62,6 +74,8 @@ func KafkaConfig(cfg Config) model.Config {
 		Crash: v["crash"], UncleanCrash: v["unclean_crash"], Lag: v["lag"],
 		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
+		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"],
+		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 	}
 }
 

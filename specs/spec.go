@@ -553,6 +553,14 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		return
 	}
 	list, ok := x.([]map[string]any)
+	if arr, isArr := x.([]any); isArr { // an inline array of tables: check = [{...}]
+		ok = true
+		for _, e := range arr {
+			t, isTable := e.(map[string]any)
+			ok = ok && isTable
+			list = append(list, t)
+		}
+	}
 	if !ok || len(list) == 0 {
 		v.errVal("check", "must be an array of tables ([[check]])", x)
 		return

@@ -199,6 +199,27 @@ func familyNames() string {
 	return quoteAll(names)
 }
 
+func TestInlineTables(t *testing.T) {
+	// Keys inside inline tables take the position of the enclosing key.
+	src := "model = \"twophase\"\nproperties = [\"TCConsistent\"]\nconstants = { rms = 99 }\n" +
+		"check = [{ name = \"a\", expect = \"ok\", depth = 0 }, { name = \"b\", expect = \"ok\" }]\n"
+	want := "s.toml:3:1: constants.rms: must be 2..16 (got 99)\n" +
+		"s.toml:4:1: check[0].depth: must be at least 1 (got 0)"
+	_, err := Parse("s.toml", []byte(src), nil)
+	if err == nil || err.Error() != want {
+		t.Errorf("errors:\ngot:\n%v\nwant:\n%s", err, want)
+	}
+	good := "model = \"twophase\"\nproperties = [\"TCConsistent\"]\nconstants = { rms = 4 }\n" +
+		"check = [{ name = \"a\", expect = \"ok\" }, { name = \"b\", expect = \"ok\", constants = { rms = 2 } }]\n"
+	sp, err := Parse("s.toml", []byte(good), nil)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got := []int{sp.Checks[0].Config.Values["rms"], sp.Checks[1].Config.Values["rms"]}; got[0] != 4 || got[1] != 2 {
+		t.Errorf("rms per check: got %v, want [4 2]", got)
+	}
+}
+
 func TestSetOverrides(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,8 @@ type checkFlags struct {
 	fullStates bool
 	out        string
 	format     string
+	dumpGraph  string
+	dumpMax    int
 }
 
 // newStop returns a channel closed on SIGINT and a function that stops listening. Tests
@@ -75,6 +78,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
+	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
+	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -155,6 +160,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			opts.Workers = runtime.NumCPU()
 		}
 		opts.Progress = out.progress
+		if f.dumpGraph != "" {
+			if len(checks) > 1 {
+				return usageError(stderr, "check", "--dump-graph needs one check: name it with --check")
+			}
+			if code := dumpGraph(f.dumpGraph, f.dumpMax, r, opts, stderr); code != exitOK {
+				return code
+			}
+		}
 		if i > 0 && !out.json {
 			fmt.Fprintln(stdout)
 		}
@@ -429,4 +442,26 @@ func traceJSON(t *checker.Trace) map[string]any {
 	}
 	return map[string]any{"property": t.Property, "vars": t.Vars, "states": states, "loop": t.Loop,
 		"back_action": t.BackAction, "stutter": t.Stutter}
+}
+
+// dumpGraph writes the whole reachable graph of r as DOT to path, refusing (exit 2) when it
+// has more than max states.
+func dumpGraph(path string, max int, r checker.Runnable, opts checker.Options, stderr io.Writer) int {
+	g, err := r.Graph(max, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
+		hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --dump-graph-max")
+		return exitUsage
+	}
+	var b bytes.Buffer
+	if err := traces.GraphDOT(&b, g); err != nil {
+		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
+		return exitInternal
+	}
+	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprintf(stderr, "kmc: check: wrote the reachable graph (%d states, %d edges) to %s\n", len(g.Nodes), len(g.Edges), path)
+	return exitOK
 }

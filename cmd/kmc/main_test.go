@@ -192,3 +192,43 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("json progress: got %s, want %s", got, want)
 	}
 }
+
+// TestDumpGraph writes the whole reachable graph of a small check as DOT and refuses one
+// above the cap. Reference: issue 6 (kmc check --dump-graph).
+func TestDumpGraph(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		args  []string
+		exit  int
+		nodes int // -1: no file must be written
+	}{
+		{"two-rms", []string{"--set", "rms=2"}, exitOK, 56},
+		{"over-cap", []string{"--set", "rms=4"}, exitUsage, -1},
+		{"raised-cap", []string{"--set", "rms=4", "--dump-graph-max", "2000"}, exitOK, 1568},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".dot")
+			args := append([]string{"check", spec, "--check", "fixed", "--workers", "1", "--dump-graph", path}, tt.args...)
+			var stdout, stderr bytes.Buffer
+			if code := run(args, &stdout, &stderr); code != tt.exit {
+				t.Fatalf("exit code: got %d, want %d\n%s", code, tt.exit, stderr.String())
+			}
+			data, err := os.ReadFile(path)
+			if tt.nodes < 0 {
+				if err == nil {
+					t.Fatalf("got a graph file, want none after a refusal")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := len(regexp.MustCompile(`(?m)^  s\d+ \[`).FindAll(data, -1))
+			if got != tt.nodes {
+				t.Errorf("nodes in DOT: got %d, want %d", got, tt.nodes)
+			}
+		})
+	}
+}

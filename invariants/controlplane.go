@@ -1,0 +1,130 @@
+package invariants
+
+import (
+	"kmc/checker"
+	"kmc/model"
+)
+
+// Properties of the control plane (model/controlplane.go): KAFKA-5480 and KAFKA-14154.
+
+// NoLeaderlessPartitionWithLiveISR: a partition without a leader but with a live ISR member
+// gets a leader.
+var NoLeaderlessPartitionWithLiveISR = Descriptor{
+	Name: "NoLeaderlessPartitionWithLiveISR",
+	Doc: "whenever the store (the controller's state without the control plane) says leader none while a " +
+		"live, registered broker is in the ISR, eventually a leader is elected (P ~> Q under weak fairness of the " +
+		"protocol and controller steps; crashes and controller failovers are unfair and bounded). Rules out " +
+		"KAFKA-5480: a zombie controller's election write leaves the new controller's cache stale, and its " +
+		"removeReplicaFromIsr then writes leader -1 with a live ISR member and elects nobody",
+	Kind:  checker.LeadsTo,
+	Ref:   "KAFKA-5480",
+	Build: leaderlessWithLiveISR,
+}
+
+func leaderless(m *model.Model, s *model.State) bool {
+	if s.Ctrl.Leader != 0 {
+		return false
+	}
+	for b := 0; b < m.C.Brokers; b++ {
+		if s.Ctrl.ISR&(1<<b) != 0 && s.Ctrl.Live&(1<<b) != 0 && s.B[b].Alive {
+			return true
+		}
+	}
+	return false
+}
+
+func leaderlessWithLiveISR(m *model.Model) checker.Property[model.State] {
+	return checker.Property[model.State]{Name: "NoLeaderlessPartitionWithLiveISR", Kind: checker.LeadsTo,
+		P: func(s *model.State) bool { return leaderless(m, s) },
+		Q: func(s *model.State) bool { return s.Ctrl.Leader != 0 }}
+}
+
+// NoStuckAlterPartition: a pending AlterPartition is resolved.
+var NoStuckAlterPartition = Descriptor{
+	Name: "NoStuckAlterPartition",
+	Doc: "whenever a live leader has an AlterPartition pending (Partition's partitionState.isInflight, which " +
+		"blocks every further ISR change), eventually no leader has one: it was committed, rejected with a reset, " +
+		"or superseded by a LeaderAndIsr or a crash (P ~> not P under weak fairness; Vanlightly's " +
+		"AlterPartitionEpochEventuallyReachedOrZero). Rules out KAFKA-14154: FENCED_LEADER_EPOCH from a zombie " +
+		"controller leaves the leader waiting for a LeaderAndIsr that never comes",
+	Kind:  checker.LeadsTo,
+	Ref:   "KAFKA-14154",
+	Build: stuckAlterPartition,
+}
+
+func pendingAlter(m *model.Model, s *model.State) bool {
+	for b := 0; b < m.C.Brokers; b++ {
+		if r := &s.B[b]; r.Alive && r.Role == model.RoleLeader && r.Pending {
+			return true
+		}
+	}
+	return false
+}
+
+func stuckAlterPartition(m *model.Model) checker.Property[model.State] {
+	return checker.Property[model.State]{Name: "NoStuckAlterPartition", Kind: checker.LeadsTo,
+		P: func(s *model.State) bool { return pendingAlter(m, s) },
+		Q: func(s *model.State) bool { return !pendingAlter(m, s) }}
+}
+
+// CaughtUpFollowerEventuallyInISR: a caught-up follower outside the ISR rejoins it.
+var CaughtUpFollowerEventuallyInISR = Descriptor{
+	Name: "CaughtUpFollowerEventuallyInISR",
+	Doc: "whenever a live, registered follower of the store's leader (live, leading the store's epoch) has " +
+		"reached the leader's log end offset but is outside the leader's ISR, eventually no such follower exists: " +
+		"it is back in the ISR, or the leader, its epoch or a broker's liveness changed (P ~> not P under weak " +
+		"fairness). The second half of NoStuckAlterPartition in DESIGN §4: the persistent under-replicated " +
+		"partition KAFKA-14154 reports",
+	Kind:  checker.LeadsTo,
+	Ref:   "KAFKA-14154",
+	Build: caughtUpOutsideISR,
+}
+
+func caughtUpOutside(m *model.Model, s *model.State) bool {
+	l := int(s.Ctrl.Leader) - 1
+	if l < 0 {
+		return false
+	}
+	lr := &s.B[l]
+	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+		return false
+	}
+	for f := 0; f < m.C.Brokers; f++ {
+		r := &s.B[f]
+		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == model.RoleFollower && int(r.Leader) == l+1 &&
+			r.Epoch == lr.Epoch && r.LEO >= lr.LEO && lr.ISR&(1<<f) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func caughtUpOutsideISR(m *model.Model) checker.Property[model.State] {
+	return checker.Property[model.State]{Name: "CaughtUpFollowerEventuallyInISR", Kind: checker.LeadsTo,
+		P: func(s *model.State) bool { return caughtUpOutside(m, s) },
+		Q: func(s *model.State) bool { return !caughtUpOutside(m, s) }}
+}
+
+// ControllerCacheMatchesStore: the active controller's cache is the store's partition state.
+var ControllerCacheMatchesStore = Descriptor{
+	Name: "ControllerCacheMatchesStore",
+	Doc: "the controller that holds /controller (active, session alive: not a zombie) caches exactly the store's " +
+		"partition state (leader, leader epoch, zkVersion, ISR). A diagnostic: a zombie controller's successful " +
+		"write breaks it, the precondition of KAFKA-5480; with KAFKA-6082 zombie writes fail. Trivially true " +
+		"without the control plane",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-5480; KAFKA-6082",
+	Build: invariant("ControllerCacheMatchesStore", cacheMatchesStore),
+}
+
+func cacheMatchesStore(m *model.Model, s *model.State) bool {
+	p := &s.CP
+	if p.N == 0 {
+		return true
+	}
+	c := &p.C[p.N-1]
+	if !c.Active || !c.Session {
+		return true
+	}
+	return c.Leader == s.Ctrl.Leader && c.LEpoch == s.Ctrl.Epoch && c.ZkVer == s.Ctrl.PEpoch && c.ISR == s.Ctrl.ISR
+}

@@ -1,0 +1,555 @@
+package model
+
+// The control plane of the ZooKeeper era, on when Config.Controllers > 1: a metadata store
+// (ZooKeeper), a bounded number of controller incarnations with their caches and event
+// queues, controller failover with zombies, and the brokers' view of the controller. With
+// Controllers <= 1 none of this exists (State.CP stays zero) and the single always-correct
+// controller of controller.go runs instead.
+//
+// In this mode State.Ctrl is the store's content: /brokers/topics/t/partitions/0/state
+// (Leader, Epoch, PEpoch = its zkVersion, ISR; the writer's controller epoch is CP.Writer),
+// and /brokers/ids (Live: registered brokers; BEpoch: each registration's czxid).
+//
+// Kafka (ZooKeeper controller): core/src/main/scala/kafka/controller/KafkaController.scala,
+// ReplicaStateMachine.scala, PartitionStateMachine.scala, ControllerContext.scala; the
+// broker side: server/AlterPartitionManager.scala, server/BrokerToControllerChannelManager
+// .scala, cluster/Partition.scala (handleAlterPartitionError), server/ReplicaManager.scala.
+// The event handling follows the 0.11 code that KAFKA-5480 was reported against (KAFKA-NOTES
+// §7); AlterPartition validation follows KafkaController.tryProcessAlterPartition after PR
+// 12032, and after PR 12506 with the KAFKA-14154 switch (KAFKA-NOTES §6).
+
+// Size limits of the control plane.
+const (
+	MaxControllers = 3 // controller incarnations
+	MaxQueue       = 6 // queued events per incarnation
+)
+
+// Controller events (ControllerEventManager's queue), kept as ev<<4 | broker.
+const (
+	EvBrokerFailure uint8 = 1 // BrokerChange: the broker's /brokers/ids znode vanished
+	EvBrokerStartup uint8 = 2 // BrokerChange: the broker registered
+)
+
+// Incarnation is one controller incarnation: the broker it runs on, its controller epoch,
+// whether it is active in its own view and whether its ZooKeeper session is alive (active
+// without a session: a zombie), its cache (ControllerContext: the partition's leadership
+// info and the live brokers, loaded when it became active and updated by its own writes and
+// events), the partition's state in its PartitionStateMachine, and its queued events.
+type Incarnation struct {
+	Broker  uint8 // host broker index
+	Epoch   uint8 // controller epoch
+	Active  bool
+	Session bool
+	Offline bool // PartitionStateMachine: OfflinePartition (waits for an election)
+	Leader  uint8 // cached leader, broker index+1 (0: none)
+	LEpoch  uint8 // cached leader epoch
+	ZkVer   uint8 // cached zkVersion of the partition state (the partition epoch)
+	ISR     uint8 // cached ISR
+	Live    uint8 // controllerContext.liveBrokerIds
+	NQ      uint8 // queued events
+	Q       [MaxQueue]uint8
+}
+
+// BrokerMeta is what broker b knows of the controller: the controller its metadata cache
+// names (ZkMetadataCache.getControllerId, from UpdateMetadata; BrokerToControllerChannel
+// Manager targets it) with the epoch it learned for it, and the highest controller epoch it
+// has seen (ReplicaManager.controllerEpoch, from LeaderAndIsr and UpdateMetadata).
+type BrokerMeta struct {
+	Ctrl      uint8 // incarnation index+1 (0: none known)
+	CtrlEpoch uint8 // that controller's epoch
+	MaxEpoch  uint8 // highest controller epoch seen
+}
+
+// ControlPlane is the control-plane state beyond State.Ctrl: the writer's controller epoch
+// of the partition state, the /controller_epoch node {epoch, version}, the incarnations
+// (the last one holds /controller) and the brokers' view of the controller.
+type ControlPlane struct {
+	Writer   uint8 // controller epoch that wrote the partition state (LeaderIsrAndControllerEpoch)
+	CEpoch   uint8 // /controller_epoch
+	CVersion uint8 // its zkVersion
+	N        uint8 // incarnations so far; C[N-1] is the one elected last
+	C        [MaxControllers]Incarnation
+	BK       [MaxBrokers]BrokerMeta
+}
+
+// Results of a conditional store write.
+const (
+	zkOK         = iota
+	zkBadVersion // the partition state's zkVersion changed (BadVersionException)
+	zkMoved      // KAFKA-6082: the /controller_epoch version changed (ControllerMovedException)
+)
+
+// cp reports whether the control plane is modelled.
+func (m *Model) cp() bool { return m.C.Controllers > 1 }
+
+func (m *Model) validateCP() error {
+	if !m.cp() {
+		if m.C.Failover > 0 {
+			return errString("model: controller_failover needs controllers >= 2")
+		}
+		return nil
+	}
+	if m.C.LeaderChange > 0 {
+		return errString("model: leader_change is not modelled with controllers >= 2")
+	}
+	if 2*(m.C.Crash+m.C.UncleanCrash)+m.C.Failover > MaxQueue {
+		return errString("model: with controllers >= 2, 2*(crash+unclean_crash)+controller_failover must be <= 6 (event queue)")
+	}
+	return nil
+}
+
+func (m *Model) ctrlHost() uint8 {
+	if m.C.ControllerBroker <= 0 {
+		return 0
+	}
+	return uint8(m.C.ControllerBroker - 1)
+}
+
+// cpInit sets up the control plane of the initial state: controller 1 on broker
+// controller_broker with epoch 1 has loaded the store; every broker knows it.
+func (m *Model) cpInit(s *State) {
+	p := &s.CP
+	p.Writer, p.CEpoch, p.CVersion, p.N = 1, 1, 0, 1
+	c := &p.C[0]
+	*c = Incarnation{Broker: m.ctrlHost(), Epoch: 1, Active: true, Session: true, Live: s.Ctrl.Live}
+	c.loadPartition(&s.Ctrl)
+	for b := 0; b < m.nb(); b++ {
+		p.BK[b] = BrokerMeta{Ctrl: 1, CtrlEpoch: 1, MaxEpoch: 1}
+	}
+}
+
+func (c *Incarnation) loadPartition(st *Controller) {
+	c.Leader, c.LEpoch, c.ZkVer, c.ISR = st.Leader, st.Epoch, st.PEpoch, st.ISR
+}
+
+func (c *Incarnation) resign() {
+	c.Active, c.Offline, c.NQ, c.Q = false, false, 0, [MaxQueue]uint8{}
+}
+
+func (c *Incarnation) pop() {
+	copy(c.Q[:], c.Q[1:c.NQ])
+	c.NQ--
+	c.Q[c.NQ] = 0
+}
+
+// hostsCurrent reports whether broker b runs the controller that holds /controller.
+func (p *ControlPlane) hostsCurrent(b int) bool {
+	return p.N > 0 && p.C[p.N-1].Broker == uint8(b) && p.C[p.N-1].Session
+}
+
+// enqueue queues event ev about broker b on the controller that holds /controller (the
+// ZooKeeper watch fires only for a live session).
+func (s *State) enqueue(ev uint8, b int) {
+	p := &s.CP
+	for i := 0; i < int(p.N); i++ {
+		c := &p.C[i]
+		if c.Active && c.Session {
+			if int(c.NQ) == MaxQueue {
+				panic("model: controller event queue overflow")
+			}
+			c.Q[c.NQ] = ev<<4 | uint8(b)
+			c.NQ++
+		}
+	}
+}
+
+// cpBrokerDown is the control plane's part of broker b's crash: its session ends, so its
+// /brokers/ids znode goes (a BrokerChange event for the controller), a zombie controller on
+// it dies with the process, and its metadata cache is lost.
+func (s *State) cpBrokerDown(b int) {
+	p := &s.CP
+	if p.N == 0 {
+		return
+	}
+	p.BK[b] = BrokerMeta{}
+	for i := 0; i < int(p.N); i++ {
+		if c := &p.C[i]; c.Broker == uint8(b) && c.Active && !c.Session {
+			c.resign()
+		}
+	}
+	if has(s.Ctrl.Live, b) {
+		s.Ctrl.Live &^= bit(b)
+		s.enqueue(EvBrokerFailure, b)
+	}
+}
+
+// cpRegister registers broker b in the store (KafkaZkClient.registerBroker: a new
+// ephemeral /brokers/ids znode, so a new czxid, the broker epoch) and queues the
+// BrokerChange event.
+func (s *State) cpRegister(b int) {
+	if s.CP.N == 0 {
+		return
+	}
+	s.Ctrl.Live |= bit(b)
+	s.Ctrl.BEpoch[b]++
+	s.B[b].Register = false
+	s.enqueue(EvBrokerStartup, b)
+}
+
+// retract removes the successor emitted last (a step that turned out disabled).
+func (g *gen) retract() {
+	g.succ = g.succ[:len(g.succ)-1]
+	g.acts = g.acts[:len(g.acts)-1]
+}
+
+// zkWrite writes the partition state {leader, epoch, isr} on behalf of controller i,
+// conditional on the partition state's zkVersion being version and, with KAFKA-6082, on the
+// /controller_epoch version being the one i was elected with (KafkaZkClient.
+// updateLeaderAndIsr as a multi() with a check op). On success the writer's epoch is i's and
+// i's cache holds the new state. A ControllerMovedException makes i resign
+// (ControllerEventManager: maybeResign).
+func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int {
+	c := &t.CP.C[i]
+	st := &t.Ctrl
+	if m.C.Fix6082 && c.Epoch-1 != t.CP.CVersion {
+		c.resign()
+		return zkMoved
+	}
+	if st.PEpoch != version {
+		return zkBadVersion
+	}
+	st.Leader, st.Epoch, st.ISR = leader, epoch, isr
+	st.PEpoch++
+	t.CP.Writer = c.Epoch
+	c.loadPartition(st)
+	return zkOK
+}
+
+// sendLeaderAndIsr sends controller i's cached partition state to every broker of to that
+// is up. LeaderAndIsr carries the controller epoch. One LeaderAndIsr per broker is in
+// flight: a controller's newer one replaces its older one (its channel is ordered and the
+// broker ignores older state); one from an older controller epoch than the one in flight is
+// dropped (the broker rejects it as STALE_CONTROLLER_EPOCH once it has processed the newer;
+// the model delivers the newer first).
+func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
+	c := &t.CP.C[i]
+	for b := 0; b < m.nb(); b++ {
+		if !has(to, b) || !t.B[b].Alive {
+			continue
+		}
+		msg := Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(b), Epoch: c.LEpoch, Off: c.ZkVer,
+			Last: c.Leader, HW: c.ISR, DivE: c.Epoch, End: uint8(i) + 1}
+		if j := t.Net.find(MsgLeaderAndIsr, CtrlID, uint8(b)); j >= 0 {
+			if t.Net.Msgs[j].DivE > msg.DivE {
+				continue
+			}
+			t.Net.remove(j)
+		}
+		t.Net.add(msg)
+	}
+}
+
+// acceptLeaderAndIsr is the broker's controller-epoch check of a LeaderAndIsr.
+// Kafka: ReplicaManager.becomeLeaderOrFollower: a request whose controllerEpoch is below the
+// broker's controllerEpoch is rejected (STALE_CONTROLLER_EPOCH); otherwise the broker
+// records it. Without the control plane (controller epoch 0) every request is accepted.
+func (s *State) acceptLeaderAndIsr(b int, msg *Msg) bool {
+	if msg.DivE == 0 {
+		return true
+	}
+	k := &s.CP.BK[b]
+	if msg.DivE < k.MaxEpoch {
+		return false
+	}
+	k.MaxEpoch = msg.DivE
+	return true
+}
+
+// electLeader elects a leader for the partition on behalf of controller i, whose partition
+// state is OfflinePartition, and reports false when that needs a leader epoch above
+// max_epoch (the step is then disabled).
+// Kafka 0.11: PartitionStateMachine.electLeaderForPartition: re-reads the leader and ISR from
+// ZooKeeper; aborts if they were written by a newer controller epoch (StateChangeFailed
+// Exception: "went through a soft failure"); OfflinePartitionLeaderSelector picks the first
+// live ISR member and shrinks the ISR to the live members, or throws NoReplicaOnline
+// Exception (the partition stays offline; unclean election disabled); the write is
+// conditional on the zkVersion just read; then LeaderAndIsr to the live replicas.
+func (m *Model) electLeader(t *State, i int) bool {
+	c := &t.CP.C[i]
+	st := &t.Ctrl
+	if t.CP.Writer > c.Epoch {
+		return true
+	}
+	live := st.ISR & c.Live
+	if live == 0 {
+		return true
+	}
+	if int(st.Epoch) >= m.C.MaxEpoch {
+		return false
+	}
+	nl := uint8(0)
+	for ; !has(live, int(nl)); nl++ {
+	}
+	if m.zkWrite(t, i, st.PEpoch, nl+1, st.Epoch+1, live) != zkOK {
+		return true
+	}
+	c.Offline = false
+	m.sendLeaderAndIsr(t, i, c.Live)
+	return true
+}
+
+// removeReplicaFromIsr moves broker b's replica to OfflineReplica on behalf of controller i,
+// and reports false when that needs a leader epoch above max_epoch.
+// Kafka 0.11: KafkaController.removeReplicaFromIsr, called by ReplicaStateMachine's
+// OfflineReplica transition: re-reads leader and ISR from ZooKeeper; aborts if written by a
+// newer controller epoch; if b is in the ISR: leader = -1 (NoLeader) when b was the leader,
+// else unchanged, ISR without b (its last member is kept, unclean election disabled), leader
+// epoch + 1, written conditionally on the zkVersion read; otherwise the cache takes the
+// state read. Either way the cache is updated and the other live replicas get LeaderAndIsr.
+// It never elects a leader: with a stale cache it can leave leader -1 with a live ISR
+// member (KAFKA-5480).
+func (m *Model) removeReplicaFromIsr(t *State, i, b int) bool {
+	c := &t.CP.C[i]
+	st := &t.Ctrl
+	if t.CP.Writer > c.Epoch {
+		return true
+	}
+	if !has(st.ISR, b) {
+		c.loadPartition(st)
+		m.sendLeaderAndIsr(t, i, c.Live&^bit(b))
+		return true
+	}
+	if int(st.Epoch) >= m.C.MaxEpoch {
+		return false
+	}
+	nl := st.Leader
+	if nl == uint8(b)+1 {
+		nl = 0
+	}
+	isr := st.ISR &^ bit(b)
+	if isr == 0 {
+		isr = st.ISR
+	}
+	if m.zkWrite(t, i, st.PEpoch, nl, st.Epoch+1, isr) == zkOK {
+		m.sendLeaderAndIsr(t, i, c.Live&^bit(b))
+	}
+	return true
+}
+
+// onBrokerFailure handles the event at the head of controller i's queue: broker b failed.
+// Kafka 0.11: KafkaController.onBrokerFailure: the partitions whose leader is b IN THE
+// CACHE (controllerContext.partitionLeadershipInfo) go to OfflinePartition and
+// triggerOnlinePartitionStateChange elects for every offline partition; then the replicas on
+// b go to OfflineReplica (removeReplicaFromIsr).
+func (m *Model) onBrokerFailure(t *State, i, b int) bool {
+	c := &t.CP.C[i]
+	c.pop()
+	c.Live &^= bit(b)
+	if c.Leader == uint8(b)+1 {
+		c.Offline = true
+	}
+	if c.Offline && !m.electLeader(t, i) {
+		return false
+	}
+	if !c.Active {
+		return true
+	}
+	return m.removeReplicaFromIsr(t, i, b)
+}
+
+// onBrokerStartup handles the event at the head of controller i's queue: broker b
+// registered. Kafka 0.11: KafkaController.onBrokerStartup: b's replicas go to OnlineReplica
+// (LeaderAndIsr with the cached state to b), then triggerOnlinePartitionStateChange elects
+// for an offline partition. A partition whose cached leader is -1 but whose state is
+// OnlinePartition (left so by removeReplicaFromIsr) is not elected.
+func (m *Model) onBrokerStartup(t *State, i, b int) bool {
+	c := &t.CP.C[i]
+	c.pop()
+	c.Live |= bit(b)
+	m.sendLeaderAndIsr(t, i, bit(b))
+	if c.Offline {
+		return m.electLeader(t, i)
+	}
+	return true
+}
+
+// cpAlterPartition handles the AlterPartition at index j sent to controller i.
+// Kafka: KafkaController.processAlterPartition -> tryProcessAlterPartition (ZooKeeper mode,
+// 3.x). Not active: NOT_CONTROLLER. Against the cached partition state, after PR 12032: a
+// leader epoch other than the cache's: FENCED_LEADER_EPOCH; already in the requested state
+// (equalsAllowStalePartitionEpoch): success with the current state; a partition epoch other
+// than the cache's: INVALID_UPDATE_VERSION. With KAFKA-14154 (PR 12506) first: a request
+// ahead of the cache (partition or leader epoch higher): NOT_CONTROLLER ("this node is likely
+// no longer the active controller"); then a lower leader epoch FENCED_LEADER_EPOCH and a
+// lower partition epoch INVALID_UPDATE_VERSION. Then an ISR member that is not live:
+// INELIGIBLE_REPLICA (KIP-841). The write is conditional on the cached zkVersion (BadVersion:
+// INVALID_UPDATE_VERSION) and with KAFKA-6082 on the controller epoch (ControllerMoved
+// Exception: NOT_CONTROLLER, and the controller resigns). The leader epoch is not bumped.
+// A NOT_CONTROLLER response echoes the request so that the leader can resubmit it.
+func (m *Model) cpAlterPartition(t *State, i, j int) {
+	req := t.Net.Msgs[j]
+	t.Net.remove(j)
+	c := &t.CP.C[i]
+	resp := Msg{Kind: MsgAlterPartitionResponse, From: CtrlID, To: req.From, End: uint8(i) + 1}
+	notController := func() {
+		resp.Err = ErrNotController
+		resp.Epoch, resp.Off, resp.HW, resp.DivE, resp.DivO = req.Epoch, req.Off, req.HW, req.DivE, req.DivO
+	}
+	ahead := req.Off > c.ZkVer || req.Epoch > c.LEpoch
+	fix := m.C.Fix14154
+	switch {
+	case !c.Active:
+		notController()
+	case fix && ahead:
+		notController()
+	case req.Epoch < c.LEpoch || (!fix && req.Epoch != c.LEpoch):
+		resp.Err = ErrFencedLeaderEpoch
+	case c.Leader == req.From+1 && req.HW == c.ISR:
+		resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
+	case req.Off < c.ZkVer || (!fix && req.Off != c.ZkVer):
+		resp.Err = ErrInvalidUpdateVersion
+	case req.HW&^c.Live != 0:
+		resp.Err = ErrIneligibleReplica
+	default:
+		switch m.zkWrite(t, i, c.ZkVer, c.Leader, c.LEpoch, req.HW) {
+		case zkMoved:
+			notController()
+		case zkBadVersion:
+			resp.Err = ErrInvalidUpdateVersion
+		default:
+			resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
+		}
+	}
+	t.Net.add(resp)
+}
+
+// controlPlaneSteps generates the control plane's steps, per incarnation then per broker,
+// then the failover fault.
+func (m *Model) controlPlaneSteps(g *gen) {
+	s := g.s
+	p := &s.CP
+	for i := 0; i < int(p.N); i++ {
+		c := &p.C[i]
+		if !c.Active {
+			continue
+		}
+		// ControllerHandleBrokerFailure(c, b) / ControllerHandleBrokerStartup(c, b): the
+		// event at the head of the queue (ControllerEventManager processes one at a time;
+		// a zombie keeps processing until it resigns).
+		if c.NQ > 0 {
+			ev, b := c.Q[0]>>4, int(c.Q[0]&15)
+			if ev == EvBrokerFailure {
+				if t := g.emit(act2(KindControllerHandleBrokerFailure, i, b)); !m.onBrokerFailure(t, i, b) {
+					g.retract()
+				}
+			} else {
+				if t := g.emit(act2(KindControllerHandleBrokerStartup, i, b)); !m.onBrokerStartup(t, i, b) {
+					g.retract()
+				}
+			}
+		}
+		// ControllerHandleAlterPartition(c, l).
+		for l := 0; l < m.nb(); l++ {
+			if j := s.Net.findAlter(uint8(l), uint8(i)+1); j >= 0 {
+				t := g.emit(act2(KindControllerHandleAlterPartition, i, l))
+				m.cpAlterPartition(t, i, j)
+			}
+		}
+		// ControllerResign(c): the zombie notices that its session expired and resigns.
+		// Kafka: the session-expiration handling (0.11 SessionExpirationListener.
+		// handleNewSession; 2.x the Expire/Reelect events) -> onControllerResignation.
+		if !c.Session {
+			t := g.emit(act1(KindControllerResign, i))
+			t.CP.C[i].resign()
+		}
+	}
+	cur := int(p.N) - 1
+	for b := 0; b < m.nb(); b++ {
+		r := &s.B[b]
+		if !r.Alive {
+			continue
+		}
+		k := &p.BK[b]
+		// BrokerReregister(b): a broker whose session expired (the controller's host after
+		// a failover) opens a new session and registers again. Kafka: KafkaZkClient.
+		// registerBroker from the new-session handler (0.11 KafkaHealthcheck.
+		// SessionExpireListener.handleNewSession).
+		if !has(s.Ctrl.Live, b) {
+			t := g.emit(act1(KindBrokerReregister, b))
+			t.cpRegister(b)
+			continue
+		}
+		// BrokerLearnController(b): the broker's metadata cache learns the controller that
+		// holds /controller and its epoch from its UpdateMetadata request (ReplicaManager.
+		// maybeUpdateMetadataCache: controllerEpoch; ZkMetadataCache.updateMetadata:
+		// controllerId), which BrokerToControllerChannelManager's MetadataCacheController
+		// NodeProvider then targets.
+		if cur >= 0 && p.C[cur].Session && k.Ctrl != uint8(cur)+1 {
+			t := g.emit(act1(KindBrokerLearnController, b))
+			tk := &t.CP.BK[b]
+			tk.Ctrl, tk.CtrlEpoch = uint8(cur)+1, p.C[cur].Epoch
+			tk.MaxEpoch = max(tk.MaxEpoch, tk.CtrlEpoch)
+		}
+		// BrokerSendAlterPartition(b): AlterPartitionManager.sendRequest sends the queued
+		// AlterPartition to the controller BrokerToControllerChannelManager knows. With
+		// KAFKA-14154-proposed (PR 12499) not to a controller whose epoch is below the
+		// highest the broker has seen: it waits to discover a newer one.
+		if j := s.Net.findAlter(uint8(b), 0); j >= 0 && k.Ctrl != 0 &&
+			(!m.C.Fix14154Proposed || k.CtrlEpoch >= k.MaxEpoch) {
+			t := g.emit(act1(KindBrokerSendAlterPartition, b))
+			t.Net.Msgs[j].End = k.Ctrl
+			t.Net.resort(j)
+		}
+	}
+	m.failoverSteps(g)
+}
+
+// findAlter returns the index of broker b's AlterPartition sent to incarnation ctrl-1
+// (ctrl 0: not yet sent, queued in AlterPartitionManager), or -1.
+func (n *Network) findAlter(b, ctrl uint8) int {
+	for i := 0; i < int(n.Len); i++ {
+		if g := &n.Msgs[i]; g.Kind == MsgAlterPartition && g.From == b && g.End == ctrl {
+			return i
+		}
+	}
+	return -1
+}
+
+// failoverSteps generates ControllerFailover(b), the fault controller_failover: the ZooKeeper
+// session of the controller that holds /controller expires while its process lives on (a
+// soft failure: GC pause, network partition). Its /controller and /brokers/ids znodes go;
+// it stays active in its own view (a zombie) until it resigns. Broker b, the lowest-numbered
+// registered live broker other than the old host, wins /controller: it increments
+// /controller_epoch and runs onControllerFailover: initializeControllerContext loads the
+// cache from the store (live brokers: the registered ones), ReplicaStateMachine.startup
+// sends LeaderAndIsr to the live replicas and PartitionStateMachine.startup marks the
+// partition offline when its leader is not live and elects one.
+func (m *Model) failoverSteps(g *gen) {
+	s := g.s
+	p := &s.CP
+	if p.N == 0 || int(p.N) >= m.C.Controllers || int(p.N)-1 >= m.C.Failover {
+		return
+	}
+	cur := int(p.N) - 1
+	old := p.C[cur].Broker
+	live := s.Ctrl.Live &^ bit(int(old))
+	nb := -1
+	for b := 0; b < m.nb(); b++ {
+		if b != int(old) && has(live, b) && s.B[b].Alive {
+			nb = b
+			break
+		}
+	}
+	if nb < 0 {
+		return
+	}
+	t := g.emit(act1(KindControllerFailover, nb))
+	tp := &t.CP
+	tp.C[cur].Session = false
+	t.Ctrl.Live = live
+	tp.CEpoch++
+	tp.CVersion++
+	i := int(tp.N)
+	tp.N++
+	c := &tp.C[i]
+	*c = Incarnation{Broker: uint8(nb), Epoch: tp.CEpoch, Active: true, Session: true, Live: live}
+	c.loadPartition(&t.Ctrl)
+	if c.Leader == 0 || !has(live, int(c.Leader)-1) {
+		c.Offline = true
+		if !m.electLeader(t, i) {
+			g.retract()
+			return
+		}
+	}
+	m.sendLeaderAndIsr(t, i, c.Live)
+}
