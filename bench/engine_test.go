@@ -11,13 +11,6 @@ import (
 	"kmc/specs"
 )
 
-// twoPhaseModel adapts twophase.Model to checker.Model (its Fairness is a plain int).
-type twoPhaseModel struct{ *twophase.Model }
-
-func (m twoPhaseModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.Model.Fairness(kind))
-}
-
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -31,7 +24,7 @@ func BenchmarkEngineTwoPhase(b *testing.B) {
 	for _, n := range []int{7, 8} {
 		for _, w := range []int{1, 2} {
 			b.Run("N="+strconv.Itoa(n)+"/workers="+strconv.Itoa(w), func(b *testing.B) {
-				m := twoPhaseModel{twophase.New(n)}
+				m := twophase.New(n)
 				props := []checker.Property[twophase.State]{{Name: "TCConsistent", Kind: checker.Invariant, State: twophase.TCConsistent}}
 				b.ReportAllocs()
 				var res checker.Result

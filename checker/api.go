@@ -47,8 +47,10 @@ type Model[S any] interface {
 	ActionKinds() []string
 	// Fairness is the default fairness of a kind of action, used by liveness checking:
 	// protocol steps are fair, faults and choices of the environment are not. Fairness
-	// applies to each action instance (each code) of the kind separately.
-	Fairness(kind int) Fairness
+	// applies to each action instance (each code) of the kind separately. The result is a
+	// Fairness value as a plain int (0 unfair, 1 weak, 2 strong), so that a model need not
+	// import checker.
+	Fairness(kind int) int
 }
 
 // Fairness is the fairness assumption on a kind of action.

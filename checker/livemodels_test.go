@@ -94,10 +94,10 @@ func (m mutex) AppendValue(s *mstate, v int, buf []byte) []byte {
 func (m mutex) ActionName(a uint64) string {
 	return m.ActionKinds()[a>>4] + "(" + strconv.Itoa(int(a&15)) + ")"
 }
-func (m mutex) ActionKind(a uint64) int    { return int(a >> 4) }
-func (m mutex) ActionKinds() []string      { return []string{"Try", "SetTurn", "Enter", "Exit"} }
-func (m mutex) Fairness(kind int) Fairness { return m.fair[kind] }
-func allFair(f Fairness) [4]Fairness       { return [4]Fairness{Unfair, f, f, f} }
+func (m mutex) ActionKind(a uint64) int { return int(a >> 4) }
+func (m mutex) ActionKinds() []string   { return []string{"Try", "SetTurn", "Enter", "Exit"} }
+func (m mutex) Fairness(kind int) int   { return int(m.fair[kind]) }
+func allFair(f Fairness) [4]Fairness    { return [4]Fairness{Unfair, f, f, f} }
 func enters(i int) Property[mstate] {
 	return Property[mstate]{Name: "Process" + strconv.Itoa(i) + "Enters", Kind: LeadsTo,
 		P: func(s *mstate) bool { return s.PC[i] == 1 }, Q: func(s *mstate) bool { return s.PC[i] == 3 }}
@@ -138,6 +138,6 @@ func (m chain) ActionName(a uint64) string {
 	}
 	return "Wrap"
 }
-func (m chain) ActionKind(a uint64) int    { return int(a) }
-func (m chain) ActionKinds() []string      { return []string{"Step", "Wrap"} }
-func (m chain) Fairness(kind int) Fairness { return Weak }
+func (m chain) ActionKind(a uint64) int { return int(a) }
+func (m chain) ActionKinds() []string   { return []string{"Step", "Wrap"} }
+func (m chain) Fairness(kind int) int   { return int(Weak) }

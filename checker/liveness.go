@@ -90,7 +90,7 @@ func (e *engine[S]) fairness(k int) Fairness {
 	if k < len(e.opts.FairnessOverride) && e.opts.FairnessOverride[k] >= 0 {
 		return e.opts.FairnessOverride[k]
 	}
-	return e.m.Fairness(k)
+	return Fairness(e.m.Fairness(k))
 }
 
 // liveChecker holds the per-state scratch arrays shared by the properties.

@@ -88,9 +88,9 @@ func (m counters) ActionName(a uint64) string {
 		return "Move(" + i + "," + j + ")"
 	}
 }
-func (m counters) ActionKind(a uint64) int    { return int(a >> 8) }
-func (m counters) ActionKinds() []string      { return []string{"Inc", "Dec", "Move"} }
-func (m counters) Fairness(kind int) Fairness { return m.fair }
+func (m counters) ActionKind(a uint64) int { return int(a >> 8) }
+func (m counters) ActionKinds() []string   { return []string{"Inc", "Dec", "Move"} }
+func (m counters) Fairness(kind int) int   { return int(m.fair) }
 
 // symCounters is counters with the permutation symmetry: the canonical state has its
 // counters sorted.

@@ -95,7 +95,7 @@ func replay[S any](m Model[S], props []Property[S], t *Trace) (ReplayReport, err
 			if cycleFrom < 0 {
 				break
 			}
-			bad = lassoViolates(p, states, cycleFrom) && r.fairLoop(states, codes, cycleFrom, back, loop >= 0, m.Fairness)
+			bad = lassoViolates(p, states, cycleFrom) && r.fairLoop(states, codes, cycleFrom, back, loop >= 0, func(k int) Fairness { return Fairness(m.Fairness(k)) })
 		}
 		if bad {
 			rep.Violates = append(rep.Violates, p.Name)

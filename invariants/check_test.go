@@ -7,10 +7,6 @@ import (
 	"kmc/model"
 )
 
-type adapter struct{ *model.Model }
-
-func (a adapter) Fairness(kind int) checker.Fairness { return checker.Fairness(a.Model.Fairness(kind)) }
-
 // The KIP-101 scenario with the high-watermark strategy, checked by the engine with several
 // worker counts: the same verdict, the same distinct-state count and a shortest trace whose
 // length is the depth reached, and the trace really loses an acknowledged record.
@@ -26,7 +22,7 @@ func TestHighWatermarkTruncationLosesDataAnyWorkers(t *testing.T) {
 	props := []checker.Property[model.State]{NoCommittedDataLoss.Build(m), LeaderInISR.Build(m)}
 	var first checker.Result
 	for i, w := range []int{1, 2, 4} {
-		res := checker.Check[model.State](adapter{m}, props, checker.Options{Workers: w})
+		res := checker.Check[model.State](m, props, checker.Options{Workers: w})
 		if res.Verdict != checker.Violated || res.Property != "NoCommittedDataLoss" || res.Trace == nil {
 			t.Fatalf("workers %d: got %s %q, want violated NoCommittedDataLoss with a trace", w, res.Verdict, res.Property)
 		}
@@ -47,7 +43,7 @@ func TestHighWatermarkTruncationLosesDataAnyWorkers(t *testing.T) {
 		c.Truncation = tr
 		m, _ := model.New(c)
 		props := []checker.Property[model.State]{NoCommittedDataLoss.Build(m), NoPermanentDivergence.Build(m), LogMatching.Build(m)}
-		if res := checker.Check[model.State](adapter{m}, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
+		if res := checker.Check[model.State](m, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
 			t.Errorf("%s: got %s %q, want ok", model.TruncationNames[tr], res.Verdict, res.Property)
 		}
 	}

@@ -87,7 +87,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.State](referenceModel{m}, props), nil
+	return checker.Bind[reference.State](m, props), nil
 }
 
 func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
@@ -114,20 +114,5 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.AsyncState](asyncIsrModel{m}, props), nil
-}
-
-// referenceModel and asyncIsrModel adapt the reference models to checker.Model: they
-// report fairness as a plain int, numbered as checker.Fairness is, so that they need
-// not import checker.
-type referenceModel struct{ *reference.Model }
-
-func (m referenceModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.Model.Fairness(kind))
-}
-
-type asyncIsrModel struct{ *reference.AsyncModel }
-
-func (m asyncIsrModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.AsyncModel.Fairness(kind))
+	return checker.Bind[reference.AsyncState](m, props), nil
 }

@@ -57,13 +57,5 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[twophase.State](twoPhaseModel{m}, props), nil
-}
-
-// twoPhaseModel adapts twophase.Model to checker.Model: the model reports fairness as a
-// plain int, numbered as checker.Fairness is, so that it need not import checker.
-type twoPhaseModel struct{ *twophase.Model }
-
-func (m twoPhaseModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.Model.Fairness(kind))
+	return checker.Bind[twophase.State](m, props), nil
 }

@@ -10,13 +10,6 @@ import (
 
 // Reference: TwoPhase.tla (tlaplus/Examples). The engine against the naive enumeration.
 
-// engineModel adapts Model to checker.Model: Fairness is a plain int here.
-type engineModel struct{ *Model }
-
-func (m engineModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.Model.Fairness(kind))
-}
-
 func TestEngineAgainstNaiveEnumeration(t *testing.T) {
 	for n := 2; n <= 5; n++ {
 		naive := naiveSearch(n)
@@ -27,7 +20,7 @@ func TestEngineAgainstNaiveEnumeration(t *testing.T) {
 		}
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("N=%d/workers=%d", n, workers), func(t *testing.T) {
-				res := checker.Check[State](engineModel{m}, props, checker.Options{Workers: workers})
+				res := checker.Check[State](m, props, checker.Options{Workers: workers})
 				if res.Verdict != checker.OK {
 					t.Fatalf("verdict: got %s (%s), want ok", res.Verdict, res.Property)
 				}
@@ -55,7 +48,7 @@ func TestPlantedInvariantGivesShortestTrace(t *testing.T) {
 		props := []checker.Property[State]{{Name: "NotAllCommitted", Kind: checker.Invariant, State: m.NotAllCommitted}}
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("N=%d/workers=%d", n, workers), func(t *testing.T) {
-				res := checker.Check[State](engineModel{m}, props, checker.Options{Workers: workers})
+				res := checker.Check[State](m, props, checker.Options{Workers: workers})
 				if res.Verdict != checker.Violated || res.Property != "NotAllCommitted" {
 					t.Fatalf("got %s %q, want violated NotAllCommitted", res.Verdict, res.Property)
 				}
@@ -97,7 +90,7 @@ func TestEarlyCommitViolatesConsistency(t *testing.T) {
 	m := New(3)
 	m.EarlyCommit = true
 	props := []checker.Property[State]{{Name: "TCConsistent", Kind: checker.Invariant, State: TCConsistent}}
-	res := checker.Check[State](engineModel{m}, props, checker.Options{Workers: 1})
+	res := checker.Check[State](m, props, checker.Options{Workers: 1})
 	if res.Verdict != checker.Violated || res.Trace == nil {
 		t.Fatalf("got %s, want violated with a trace", res.Verdict)
 	}
@@ -128,7 +121,7 @@ func TestSymmetryAgainstNaiveOrbits(t *testing.T) {
 		}
 		props := []checker.Property[State]{{Name: "TCConsistent", Kind: checker.Invariant, State: TCConsistent}}
 		for _, workers := range []int{1, 2} {
-			res := checker.Check[State](engineModel{m}, props, checker.Options{Workers: workers, Symmetry: true})
+			res := checker.Check[State](m, props, checker.Options{Workers: workers, Symmetry: true})
 			if res.Verdict != checker.OK {
 				t.Fatalf("N=%d: verdict %s", n, res.Verdict)
 			}
