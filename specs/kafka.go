@@ -51,6 +51,7 @@ func kafkaFamily() Family {
 			fault("lag", "ISR shrinks of a lagging follower"),
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes (preferred-leader election)"),
+			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2)"),
 			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
 		},
 		Switches: []Switch{
@@ -74,7 +75,7 @@ func KafkaConfig(cfg Config) model.Config {
 		Crash: v["crash"], UncleanCrash: v["unclean_crash"], Lag: v["lag"],
 		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
-		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"],
+		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 	}
 }
@@ -92,14 +93,5 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, d.Build(m))
 	}
-	return checker.Bind[model.State](KafkaModel{m}, props), nil
-}
-
-// KafkaModel adapts model.Model to checker.Model: the model reports fairness as a plain
-// int, numbered as checker.Fairness is, so that it need not import checker.
-type KafkaModel struct{ *model.Model }
-
-// Fairness is the model's fairness as a checker.Fairness.
-func (m KafkaModel) Fairness(kind int) checker.Fairness {
-	return checker.Fairness(m.Model.Fairness(kind))
+	return checker.Bind[model.State](m, props), nil
 }
