@@ -40,7 +40,7 @@ type Incarnation struct {
 	Epoch   uint8 // controller epoch
 	Active  bool
 	Session bool
-	Offline bool // PartitionStateMachine: OfflinePartition (waits for an election)
+	Offline bool  // PartitionStateMachine: OfflinePartition (waits for an election)
 	Leader  uint8 // cached leader, broker index+1 (0: none)
 	LEpoch  uint8 // cached leader epoch
 	ZkVer   uint8 // cached zkVersion of the partition state (the partition epoch)
@@ -68,8 +68,10 @@ type ControlPlane struct {
 	CEpoch   uint8 // /controller_epoch
 	CVersion uint8 // its zkVersion
 	N        uint8 // incarnations so far; C[N-1] is the one elected last
-	C        [MaxControllers]Incarnation
-	BK       [MaxBrokers]BrokerMeta
+	// SessionLosses is the session_loss budget used so far.
+	SessionLosses uint8
+	C             [MaxControllers]Incarnation
+	BK            [MaxBrokers]BrokerMeta
 }
 
 // Results of a conditional store write.
@@ -84,16 +86,16 @@ func (m *Model) cp() bool { return m.C.Controllers > 1 }
 
 func (m *Model) validateCP() error {
 	if !m.cp() {
-		if m.C.Failover > 0 {
-			return errString("model: controller_failover needs controllers >= 2")
+		if m.C.Failover > 0 || m.C.SessionLoss > 0 {
+			return errString("model: controller_failover and session_loss need controllers >= 2")
 		}
 		return nil
 	}
 	if m.C.LeaderChange > 0 {
 		return errString("model: leader_change is not modelled with controllers >= 2")
 	}
-	if 2*(m.C.Crash+m.C.UncleanCrash)+m.C.Failover > MaxQueue {
-		return errString("model: with controllers >= 2, 2*(crash+unclean_crash)+controller_failover must be <= 6 (event queue)")
+	if 2*(m.C.Crash+m.C.UncleanCrash+m.C.SessionLoss)+m.C.Failover > MaxQueue {
+		return errString("model: with controllers >= 2, 2*(crash+unclean_crash+session_loss)+controller_failover must be <= 6 (event queue)")
 	}
 	return nil
 }
@@ -235,8 +237,25 @@ func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 			}
 			t.Net.remove(j)
 		}
-		t.Net.add(msg)
+		if !leaderAndIsrIsNoop(t, b, &msg) {
+			t.Net.add(msg)
+		}
 	}
+}
+
+// leaderAndIsrIsNoop reports whether broker b will certainly ignore msg: its controller
+// epoch is below the highest b has seen (STALE_CONTROLLER_EPOCH), or it carries that epoch
+// and partition state no newer than b's (becomeLeaderOrFollower skips it). Both stay true
+// until delivery: b's epochs only grow while it is up, and a crash drops the message. Such
+// a message is not sent, as a no-op delivery would be a stutter (as fetchIsNoop does for
+// fetches); an older message it replaced would have been ignored as well.
+func leaderAndIsrIsNoop(t *State, b int, msg *Msg) bool {
+	r, k := &t.B[b], &t.CP.BK[b]
+	if msg.DivE < k.MaxEpoch {
+		return true
+	}
+	return msg.DivE == k.MaxEpoch && r.Role != RoleNone &&
+		(msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch))
 }
 
 // acceptLeaderAndIsr is the broker's controller-epoch check of a LeaderAndIsr.
@@ -420,6 +439,14 @@ func (m *Model) controlPlaneSteps(g *gen) {
 	p := &s.CP
 	for i := 0; i < int(p.N); i++ {
 		c := &p.C[i]
+		// ControllerHandleAlterPartition(c, l). A broker that is not (or no longer) the
+		// active controller answers NOT_CONTROLLER (KafkaApis.handleAlterPartitionRequest).
+		for l := 0; l < m.nb(); l++ {
+			if j := s.Net.findAlter(uint8(l), uint8(i)+1); j >= 0 {
+				t := g.emit(act2(KindControllerHandleAlterPartition, i, l))
+				m.cpAlterPartition(t, i, j)
+			}
+		}
 		if !c.Active {
 			continue
 		}
@@ -436,13 +463,6 @@ func (m *Model) controlPlaneSteps(g *gen) {
 				if t := g.emit(act2(KindControllerHandleBrokerStartup, i, b)); !m.onBrokerStartup(t, i, b) {
 					g.retract()
 				}
-			}
-		}
-		// ControllerHandleAlterPartition(c, l).
-		for l := 0; l < m.nb(); l++ {
-			if j := s.Net.findAlter(uint8(l), uint8(i)+1); j >= 0 {
-				t := g.emit(act2(KindControllerHandleAlterPartition, i, l))
-				m.cpAlterPartition(t, i, j)
 			}
 		}
 		// ControllerResign(c): the zombie notices that its session expired and resigns.
@@ -470,15 +490,16 @@ func (m *Model) controlPlaneSteps(g *gen) {
 			continue
 		}
 		// BrokerLearnController(b): the broker's metadata cache learns the controller that
-		// holds /controller and its epoch from its UpdateMetadata request (ReplicaManager.
-		// maybeUpdateMetadataCache: controllerEpoch; ZkMetadataCache.updateMetadata:
-		// controllerId), which BrokerToControllerChannelManager's MetadataCacheController
-		// NodeProvider then targets.
-		if cur >= 0 && p.C[cur].Session && k.Ctrl != uint8(cur)+1 {
+		// holds /controller and its epoch from its UpdateMetadata request (ZkMetadataCache.
+		// updateMetadata: controllerId), which BrokerToControllerChannelManager's
+		// MetadataCacheControllerNodeProvider then targets. Only AlterPartitionManager reads
+		// it, so the step is offered only while b has an AlterPartition queued or in flight:
+		// learning earlier commutes with every other step. The highest controller epoch
+		// seen comes from LeaderAndIsr only.
+		if cur >= 0 && p.C[cur].Session && k.Ctrl != uint8(cur)+1 && s.Net.alterPlane(uint8(b)) {
 			t := g.emit(act1(KindBrokerLearnController, b))
 			tk := &t.CP.BK[b]
 			tk.Ctrl, tk.CtrlEpoch = uint8(cur)+1, p.C[cur].Epoch
-			tk.MaxEpoch = max(tk.MaxEpoch, tk.CtrlEpoch)
 		}
 		// BrokerSendAlterPartition(b): AlterPartitionManager.sendRequest sends the queued
 		// AlterPartition to the controller BrokerToControllerChannelManager knows. With
@@ -492,6 +513,29 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		}
 	}
 	m.failoverSteps(g)
+	m.sessionLossSteps(g)
+}
+
+// sessionLossSteps generates BrokerSessionLoss(b), the fault session_loss: broker b's
+// ZooKeeper session expires while its process lives on (an unstable network, KAFKA-5480's
+// "the network of the cluster is not stable"): its /brokers/ids znode goes and the
+// controller gets a BrokerChange event; the broker keeps its partition state and registers
+// again with a new session (BrokerReregister). The controller's own host is not offered:
+// its session loss is controller_failover.
+func (m *Model) sessionLossSteps(g *gen) {
+	s := g.s
+	if int(s.CP.SessionLosses) >= m.C.SessionLoss {
+		return
+	}
+	for b := 0; b < m.nb(); b++ {
+		if !s.B[b].Alive || !has(s.Ctrl.Live, b) || s.CP.hostsCurrent(b) {
+			continue
+		}
+		t := g.emit(act1(KindBrokerSessionLoss, b))
+		t.CP.SessionLosses++
+		t.Ctrl.Live &^= bit(b)
+		t.enqueue(EvBrokerFailure, b)
+	}
 }
 
 // findAlter returns the index of broker b's AlterPartition sent to incarnation ctrl-1

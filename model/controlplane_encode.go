@@ -22,7 +22,7 @@ var varNamesCP = func() []string {
 
 func (m *Model) encodeCP(s *State, buf []byte) []byte {
 	p := &s.CP
-	buf = append(buf, p.Writer<<4|p.CEpoch, p.CVersion<<4|p.N)
+	buf = append(buf, p.Writer<<4|p.CEpoch, p.CVersion<<4|p.N, p.SessionLosses)
 	for b := 0; b < m.nb(); b++ {
 		k := &p.BK[b]
 		buf = append(buf, k.Ctrl<<4|k.CtrlEpoch, k.MaxEpoch)
@@ -53,6 +53,7 @@ func (m *Model) decodeCP(buf []byte, s *State) {
 	p.Writer, p.CEpoch = v>>4, v&15
 	v = next()
 	p.CVersion, p.N = v>>4, v&15
+	p.SessionLosses = next()
 	for b := 0; b < m.nb(); b++ {
 		k := &p.BK[b]
 		v = next()
@@ -87,6 +88,8 @@ func (m *Model) appendControlPlane(s *State, buf []byte) []byte {
 	buf = jInt(buf, int(p.CVersion))
 	buf = append(buf, `,"partitionStateWriterEpoch":`...)
 	buf = jInt(buf, int(p.Writer))
+	buf = append(buf, `,"sessionLosses":`...)
+	buf = jInt(buf, int(p.SessionLosses))
 	buf = append(buf, `,"controllers":[`...)
 	for i := 0; i < int(p.N); i++ {
 		c := &p.C[i]

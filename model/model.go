@@ -66,6 +66,7 @@ type Config struct {
 	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
 	ControllerBroker int  // host broker of the first controller, 1..Brokers (0 counts as 1)
 	Failover         int  // fault budget: controller session losses (controller_failover)
+	SessionLoss      int  // fault budget: broker session losses, the broker process lives on (session_loss)
 	Fix6082          bool // KAFKA-6082: store writes are conditional on the controller-epoch version
 	Fix14154         bool // KAFKA-14154 (PR 12506): a controller answers NOT_CONTROLLER to a request ahead of it
 	Fix14154Proposed bool // KAFKA-14154 as proposed (PR 12499): no AlterPartition to a controller below the highest epoch seen
@@ -101,6 +102,7 @@ func (c *Config) Validate() error {
 		check("controllers", c.Controllers, 0, MaxControllers),
 		check("controller_broker", c.ControllerBroker, 0, c.Brokers),
 		check("controller_failover", c.Failover, 0, MaxControllers-1),
+		check("session_loss", c.SessionLoss, 0, 15),
 		(&Model{C: *c}).validateCP(),
 	} {
 		if e != nil {
@@ -242,6 +244,7 @@ const (
 	KindBrokerReregister
 	KindBrokerLearnController
 	KindBrokerSendAlterPartition
+	KindBrokerSessionLoss
 	numKinds
 )
 
@@ -270,6 +273,7 @@ var kindNames = []string{
 	"BrokerReregister",
 	"BrokerLearnController",
 	"BrokerSendAlterPartition",
+	"BrokerSessionLoss",
 }
 
 // kindArgs is the number of arguments each kind prints.
@@ -366,7 +370,8 @@ const (
 func (m *Model) Fairness(kind int) int {
 	switch kind {
 	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
-		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage, KindControllerFailover:
+		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage, KindControllerFailover,
+		KindBrokerSessionLoss:
 		return Unfair
 	}
 	return Weak

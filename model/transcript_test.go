@@ -73,7 +73,8 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				"max_epoch": &c.MaxEpoch, "max_fetch_records": &c.MaxFetchRecords, "crash": &c.Crash,
 				"unclean_crash": &c.UncleanCrash, "lag": &c.Lag, "message_loss": &c.MessageLoss,
 				"leader_change": &c.LeaderChange, "controllers": &c.Controllers,
-				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover}[k]
+				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover,
+				"session_loss": &c.SessionLoss}[k]
 			if p == nil {
 				t.Fatalf("config: unknown key %q", k)
 			}
