@@ -57,9 +57,12 @@ var errNames = [numErrs]string{"NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EP
 //	                end of the records; N records copied so far into Recs (from Off)
 //	EpochRequest:   Epoch currentLeaderEpoch, Last the requested epoch
 //	EpochResponse:  Epoch echo; Err; DivE, DivO the answer (epoch, end offset)
-//	LeaderAndIsr:   Epoch leaderEpoch, Off partitionEpoch, Last leader (index+1), HW isr
-//	AlterPartition: Epoch leaderEpoch, Off partitionEpoch, HW proposed isr
-//	AlterPartitionResponse: Err, Epoch leaderEpoch, Off partitionEpoch, HW isr
+//	LeaderAndIsr:   Epoch leaderEpoch, Off partitionEpoch, Last leader (index+1), HW isr;
+//	                with the control plane DivE controllerEpoch, End sender incarnation+1
+//	AlterPartition: Epoch leaderEpoch, Off partitionEpoch, HW proposed isr; with the control
+//	                plane End the target incarnation+1 (0: queued in AlterPartitionManager)
+//	AlterPartitionResponse: Err, Epoch leaderEpoch, Off partitionEpoch, HW isr; End the
+//	                sender incarnation+1; NOT_CONTROLLER echoes the request's fields
 type Msg struct {
 	Kind, From, To      uint8
 	Epoch, Off, Last    uint8

@@ -1,0 +1,103 @@
+package invariants
+
+import (
+	"strings"
+	"testing"
+
+	"kmc/checker"
+	"kmc/model"
+)
+
+func cp14154(fix6082, fix14154, proposed bool) model.Config {
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MaxEpoch = 2, 0, 2
+	c.Controllers, c.ControllerBroker, c.Failover = 2, 1, 1
+	c.Fix6082, c.Fix14154, c.Fix14154Proposed = fix6082, fix14154, proposed
+	return c
+}
+
+// traceHas reports whether some state of tr was reached by action act and some value of it
+// contains text.
+func traceHas(tr *checker.Trace, act, text string) (bool, bool) {
+	var a, v bool
+	for _, st := range tr.States {
+		a = a || st.Action == act
+		for _, val := range st.Values {
+			v = v || strings.Contains(val, text)
+		}
+	}
+	return a, v
+}
+
+// KAFKA-14154 at the spec's bounds: the buggy variant's lasso sends the AlterPartition to
+// the zombie (controller 1), which answers FENCED_LEADER_EPOCH; both fixes hold.
+// Reference: KAFKA-14154; PR 12506; PR 12499.
+func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		fix, proposed, want bool
+	}{
+		{"buggy", false, false, false},
+		{"fixed", true, false, true},
+		{"fixed-proposed", false, true, true},
+	} {
+		m, err := model.New(cp14154(true, tc.fix, tc.proposed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		props := []checker.Property[model.State]{NoStuckAlterPartition.Build(m), CaughtUpFollowerEventuallyInISR.Build(m)}
+		res := checker.Check[model.State](m, props, checker.Options{Workers: 2})
+		if tc.want {
+			if res.Verdict != checker.OK {
+				t.Errorf("%s: got %s %q, want ok", tc.name, res.Verdict, res.Property)
+			}
+			continue
+		}
+		if res.Verdict != checker.Violated || res.Property != "NoStuckAlterPartition" || res.Trace == nil {
+			t.Fatalf("%s: got %s %q, want violated NoStuckAlterPartition", tc.name, res.Verdict, res.Property)
+		}
+		a, v := traceHas(res.Trace, "ControllerHandleAlterPartition(1,2)", "FENCED_LEADER_EPOCH")
+		if !a || !v {
+			t.Errorf("%s: trace has the zombie's AlterPartition handling: %v, FENCED_LEADER_EPOCH: %v; want both", tc.name, a, v)
+		}
+	}
+}
+
+// ControllerCacheMatchesStore, the diagnostic of KAFKA-5480: broken by the zombie's write in
+// the buggy variant, kept with KAFKA-6082 (at the smaller KAFKA-14154 bounds for the ok case).
+// Reference: KAFKA-5480; KAFKA-6082.
+func TestControllerCacheMatchesStore(t *testing.T) {
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MaxEpoch = 3, 0, 4
+	c.Controllers, c.ControllerBroker, c.Failover, c.Crash = 2, 3, 1, 2
+	m, err := model.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
+	if res.Verdict != checker.Violated || res.Trace == nil {
+		t.Fatalf("buggy: got %s, want violated", res.Verdict)
+	}
+	if a, _ := traceHas(res.Trace, "ControllerHandleBrokerFailure(1,2)", ""); !a {
+		t.Errorf("buggy: the trace has no zombie write ControllerHandleBrokerFailure(1,2)")
+	}
+	m, _ = model.New(cp14154(true, false, false))
+	res = checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
+	if res.Verdict != checker.OK {
+		t.Errorf("KAFKA-6082: got %s, want ok", res.Verdict)
+	}
+}
+
+// Without the control plane the new properties hold on an ordinary configuration (the single
+// controller is always correct).
+// Reference: issue 5.
+func TestControlPlanePropertiesWithoutControlPlane(t *testing.T) {
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MaxEpoch, c.Crash = 2, 1, 3, 1
+	m, _ := model.New(c)
+	props := []checker.Property[model.State]{NoLeaderlessPartitionWithLiveISR.Build(m), NoStuckAlterPartition.Build(m),
+		CaughtUpFollowerEventuallyInISR.Build(m), ControllerCacheMatchesStore.Build(m)}
+	if res := checker.Check[model.State](m, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
+		t.Errorf("got %s %q, want ok", res.Verdict, res.Property)
+	}
+}
