@@ -1,14 +1,17 @@
 // Package model is kmc's model of Apache Kafka's replication of one partition: brokers
 // 1..N with their logs, leader-epoch caches and high watermarks, the fetch protocol between
 // followers and the leader (with the fetch response's records read lazily from the serving
-// replica's log, as Kafka's FileRecords are), ISR changes through AlterPartition, one
+// replica's log, as Kafka's FileRecords are), ISR changes through AlterPartition, a
 // controller that elects leaders and sends LeaderAndIsr, and faults with budgets: clean and
-// unclean crashes, follower lag, message loss and controlled leader changes.
+// unclean crashes, follower lag, message loss and controlled leader changes. With
+// Config.Controllers >= 2 the ZooKeeper-era control plane is on (controlplane.go): a metadata
+// store with zkVersion and /controller_epoch, controller incarnations with caches and event
+// queues, session loss, zombies and AlterPartition routed to the controller a broker knows.
 //
 // The model is a pure state machine. It satisfies checker.Model[State] using only built-in
 // types and imports only the standard library. One file per actor: log.go (the log and the
 // leader-epoch cache), leader.go, follower.go, controller.go, broker.go (crash, restart,
-// LeaderAndIsr), network.go, encode.go.
+// LeaderAndIsr), network.go, encode.go, controlplane.go and controlplane_encode.go.
 //
 // Brokers are numbered 0..N-1 internally and printed 1..N. Offsets start at 0, leader
 // epochs at 1 (0 is Kafka's UNDEFINED_EPOCH, -1 in the code).
@@ -180,9 +183,9 @@ type Replica struct {
 	FLEO    [MaxBrokers]uint8 // each follower's log end offset, from its last fetch
 }
 
-// Controller is the one controller, always correct. It is kept apart from the brokers so
-// that a later model can add incarnations, a metadata store with zkVersion and controller
-// epochs, and failover.
+// Controller is the partition state the controller publishes: with one controller (always
+// correct) its own state; with the control plane on (Config.Controllers >= 2) the content of
+// the metadata store, which the controller incarnations of State.CP read and write.
 type Controller struct {
 	Leader uint8 // partition leader, broker index+1 (0: none)
 	Epoch  uint8 // leader epoch
