@@ -81,12 +81,8 @@ var CaughtUpFollowerEventuallyInISR = Descriptor{
 }
 
 func caughtUpOutside(m *model.Model, s *model.State) bool {
-	l := int(s.Ctrl.Leader) - 1
-	if l < 0 {
-		return false
-	}
-	lr := &s.B[l]
-	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+	l, lr, ok := stableLeader(s)
+	if !ok {
 		return false
 	}
 	for f := 0; f < m.C.Brokers; f++ {

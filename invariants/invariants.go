@@ -259,12 +259,8 @@ var FollowerEventuallyCatchesUp = Descriptor{
 // behind reports whether some live follower follows the controller's leader, which is live
 // and leading in that epoch, and has not reached the leader's log end offset.
 func behind(m *model.Model, s *model.State) bool {
-	l := int(s.Ctrl.Leader) - 1
-	if l < 0 {
-		return false
-	}
-	lr := &s.B[l]
-	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+	l, lr, ok := stableLeader(s)
+	if !ok {
 		return false
 	}
 	for f := 0; f < m.C.Brokers; f++ {
@@ -280,4 +276,18 @@ func followerCatchesUp(m *model.Model) checker.Property[model.State] {
 	return checker.Property[model.State]{Name: "FollowerEventuallyCatchesUp", Kind: checker.LeadsTo,
 		P: func(s *model.State) bool { return behind(m, s) },
 		Q: func(s *model.State) bool { return !behind(m, s) }}
+}
+
+// stableLeader returns the controller's leader (broker index) and its replica when that
+// broker is live and acts as leader in the controller's leader epoch.
+func stableLeader(s *model.State) (int, *model.Replica, bool) {
+	l := int(s.Ctrl.Leader) - 1
+	if l < 0 {
+		return 0, nil, false
+	}
+	lr := &s.B[l]
+	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+		return 0, nil, false
+	}
+	return l, lr, true
 }
