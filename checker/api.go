@@ -22,6 +22,12 @@ import "time"
 //     Decode(Encode(s)) == s.
 //  4. An action code is opaque to the engine; ActionName and ActionKind describe it.
 //     The same code means the same action (kind and arguments) in every state.
+//  5. A model bound is a cut, not a guard. A step that the protocol allows but a bound of
+//     the model forbids (a largest epoch, a record or fault budget, a TLC-style state
+//     constraint: anything that is a modelling limit rather than protocol logic) is not
+//     among Next's successors; a model with such bounds implements Bounded and names each
+//     such step as cut in that state, with the bound that cut it. Next never returns a
+//     step that NextCut reports as cut, and both give the same successors.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -72,6 +78,23 @@ func (f Fairness) String() string {
 	default:
 		return "unfair"
 	}
+}
+
+// Bounded is implemented by models whose bounds can cut steps (contract item 5). The
+// engine asks for cuts only where they matter: in a search that checks liveness or
+// deadlock. For liveness a cut step counts as enabled and never taken: a fair cycle in
+// which a weakly fair action is cut or enabled in every state, or a strongly fair one is
+// cut in some state, is not a counterexample, and when such a cycle is all there is the
+// verdict is incomplete, naming the bound to raise. Cut steps of unfair actions (faults,
+// producer writes) change no liveness verdict. A state with no successor but a cut step is
+// no deadlock. Safety verdicts do not depend on cuts.
+type Bounded[S any] interface {
+	// Bounds names each bound that can cut a step, with its value: "max_epoch=4". The name
+	// before "=" is the one a user raises (a constant or fault budget of the spec).
+	Bounds() []string
+	// NextCut is Next that also appends, for each step a bound cut in s, its action code
+	// to cut and the index in Bounds of the bound to by. Allocation-free like Next.
+	NextCut(s *S, succ []S, acts []uint64, cut []uint64, by []int) ([]S, []uint64, []uint64, []int)
 }
 
 // Symmetric is implemented by models that can map a state to a canonical representative of
@@ -180,8 +203,11 @@ type Result struct {
 	// hit for incomplete, "vacuous" for a Sometimes property without a witness, which
 	// liveness property depends on truncated states.
 	Reason string
-	Stats  Stats
-	Trace  *Trace // the counterexample, when Verdict is Violated and one exists
+	// Raise names, for an incomplete liveness verdict that a model bound caused, the bounds
+	// to raise (Bounded.Bounds names before "="): "max_epoch".
+	Raise []string
+	Stats Stats
+	Trace *Trace // the counterexample, when Verdict is Violated and one exists
 }
 
 // Trace is a counterexample, independent of the model's state type: what renderers need.

@@ -142,11 +142,13 @@ func (e *engine[S]) run() Result {
 func (e *engine[S]) memBytes() int64 {
 	b := e.set.bytes() + 6*int64(cap(e.parent)) + e.frontBytes
 	b += 4*int64(cap(e.eoff)+cap(e.etgt)+cap(e.ecode)) + 4*int64(cap(e.candIdx))
+	b += 4*int64(cap(e.cutState)+cap(e.cutCode)) + 2*int64(cap(e.cutBy))
 	for _, f := range e.flags {
 		b += int64(cap(f))
 	}
 	for _, o := range e.outs {
 		b += int64(cap(o.arena)) + 32*int64(cap(o.cands)) + 4*int64(cap(o.edges)+cap(o.ecodes)+cap(o.ecnt))
+		b += 12*int64(cap(o.cuts)) + 16*int64(cap(o.missingCut))
 	}
 	return b
 }

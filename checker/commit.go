@@ -88,6 +88,14 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 		for _, mc := range o.missing {
 			o.ecodes[mc.pos] = e.codes.id(mc.code)
 		}
+		for _, mc := range o.missingCut {
+			o.cuts[mc.pos].code = e.codes.id(mc.code)
+		}
+		for _, c := range o.cuts {
+			e.cutState = append(e.cutState, c.state)
+			e.cutCode = append(e.cutCode, c.code)
+			e.cutBy = append(e.cutBy, c.by)
+		}
 	}
 	e.setIndices(outs, total)
 	return dropped

@@ -33,6 +33,8 @@ type engine[S any] struct {
 	m       Model[S]
 	sym     Symmetric[S] // nil unless Options.Symmetry and the model has it
 	ev      Eventer[S]
+	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
+	kfair   []Fairness // fairness per action kind
 	props   []Property[S]
 	opts    Options
 	workers int
@@ -54,6 +56,11 @@ type engine[S any] struct {
 	codes   codeTable
 	flags   [][]byte // per liveness property, per state: bit 0 P holds, bit 1 Q holds
 	partial []uint32 // expanded states with successors that were not added (truncated)
+	// Steps cut by a model bound (Bounded), fair ones only, sorted by state: state
+	// cutState[k] has the step with code id cutCode[k] cut by bound cutBy[k].
+	cutState []uint32
+	cutCode  []uint32
+	cutBy    []uint16
 
 	someHit    []atomic.Bool
 	abort      atomic.Int32 // limit that stopped the expansion phase (limit*), 0 if none
@@ -141,6 +148,16 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 		e.ev = ev
 	}
 	e.rec = len(e.live) > 0
+	e.kfair = make([]Fairness, len(m.ActionKinds()))
+	for k := range e.kfair {
+		e.kfair[k] = e.fairness(k)
+	}
+	if b, ok := any(m).(Bounded[S]); ok && (e.rec || opts.Deadlock) {
+		e.bnd = b
+		if len(b.Bounds()) > 1<<16 {
+			panic("checker: the model has more than 65536 bounds")
+		}
+	}
 	e.flags = make([][]byte, len(e.live))
 	e.someHit = make([]atomic.Bool, len(e.some))
 	return e, Result{}, true
@@ -179,6 +196,13 @@ type cand struct {
 	pos    uint16
 }
 
+// cutRec is a fair step that a model bound cut: the state, the code id, the bound.
+type cutRec struct {
+	state uint32
+	code  uint32
+	by    uint16
+}
+
 type missingCode struct {
 	pos  uint32
 	code uint64
@@ -196,9 +220,12 @@ type chunkOut struct {
 	ecodes  []uint32
 	ecnt    []uint32
 	missing []missingCode
-	cut     bool // some edge goes to a state dropped by a bound (target noIndex)
-	gen     int64
-	viol    violation
+	// Fair steps cut by a model bound, in state order; missingCut as missing, for cuts.
+	cuts       []cutRec
+	missingCut []missingCode
+	cut        bool // some edge goes to a state dropped by a bound (target noIndex)
+	gen        int64
+	viol       violation
 }
 
 // violation identifies a safety violation. The smallest one of a level is reported: state

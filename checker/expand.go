@@ -13,6 +13,8 @@ type worker[S any] struct {
 	cur     S
 	succ    []S
 	acts    []uint64
+	cut     []uint64 // steps cut by a model bound (Bounded), and by which bound
+	by      []int
 	encs    []byte   // encodings of the current state's successors
 	encEnd  []uint32 // where each ends in encs
 	fps     []uint64
@@ -44,6 +46,8 @@ func (w *worker[S]) expandChunk(fr *frontier, lo, hi int, out *chunkOut) {
 	out.ecodes = out.ecodes[:0]
 	out.ecnt = out.ecnt[:0]
 	out.missing = out.missing[:0]
+	out.cuts = out.cuts[:0]
+	out.missingCut = out.missingCut[:0]
 	out.cut = false
 	out.gen = 0
 	out.viol = violation{}
@@ -89,11 +93,29 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 			return
 		}
 	}
-	w.succ, w.acts = e.m.Next(s, w.succ[:0], w.acts[:0])
+	w.cut, w.by = w.cut[:0], w.by[:0]
+	if e.bnd != nil {
+		w.succ, w.acts, w.cut, w.by = e.bnd.NextCut(s, w.succ[:0], w.acts[:0], w.cut, w.by)
+	} else {
+		w.succ, w.acts = e.m.Next(s, w.succ[:0], w.acts[:0])
+	}
 	out.gen += int64(len(w.succ))
-	if len(w.succ) == 0 && e.opts.Deadlock {
+	if len(w.succ) == 0 && len(w.cut) == 0 && e.opts.Deadlock {
 		out.viol.offer(violation{found: true, idx: idx, prop: -1})
 		return
+	}
+	if e.rec {
+		// Fair steps cut by a bound, for liveness; unfair ones change no verdict.
+		for j, a := range w.cut {
+			if k := e.m.ActionKind(a); k < 0 || k >= len(e.kfair) || e.kfair[k] == Unfair {
+				continue
+			}
+			id, ok := e.codes.lookup(a)
+			if !ok {
+				out.missingCut = append(out.missingCut, missingCode{pos: uint32(len(out.cuts)), code: a})
+			}
+			out.cuts = append(out.cuts, cutRec{state: idx, code: id, by: uint16(w.by[j])})
+		}
 	}
 	if len(w.succ) > 1<<16 {
 		panic("checker: a state has more than 65536 successors")

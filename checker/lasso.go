@@ -25,7 +25,7 @@ func (e *engine[S]) lassoTrace(prop string, l lasso) *Trace {
 	canon, codes := e.canonWalk(prefix[0], hops)
 	states, acts := e.actualWalk(prefix[0], canon, codes, -1)
 	// Check fairness on the behaviour actually reported, with the fairness the search used.
-	r := replayer[S]{m: e.m, nvars: len(e.m.Vars())}
+	r := replayer[S]{m: e.m, nvars: len(e.m.Vars()), bnd: e.bnd}
 	n := len(states) - 1
 	from, closed, back := n, false, uint64(0)
 	if !l.stutter {
@@ -84,13 +84,12 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 // lassoFrom builds the lasso from start: the nearest bad state through not-Q states, then
 // stuttering there, or a fair cycle in its component.
 func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) lasso {
-	g := lc.g
 	path, b, ok := lc.bfs(start, notQ, func(v uint32) bool { return lc.bad[v] })
 	if !ok {
 		panic("checker: liveness: a bad state reachable backwards is not reachable forwards")
 	}
 	l := lasso{start: start, path: path}
-	if !g.anyFair[b] {
+	if lc.mayStutter(b) {
 		l.stutter = true
 		return l
 	}
@@ -143,6 +142,10 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 					has = true
 				}
 			}
+			clo, chi := lc.cutRange(v)
+			for i := clo; i < chi; i++ {
+				has = has || g.ccode[i] == uint32(need)
+			}
 			return weak && !has
 		})
 		if !ok {
@@ -190,16 +193,22 @@ func (lc *liveChecker) unmet(b uint32, walk []lstep) (int, bool) {
 			lc.taken[c], lc.enCount[c], lc.enStamp[c] = false, 0, 0
 		}
 	}()
+	count := func(v, c uint32) {
+		if g.fair[c] == Unfair || lc.enStamp[c] == int32(v)+1 {
+			return
+		}
+		lc.enStamp[c] = int32(v) + 1
+		lc.enCount[c]++
+		touched = append(touched, c)
+	}
 	for _, v := range states {
 		lo, hi := g.out(v)
 		for i := lo; i < hi; i++ {
-			c := g.ecode[i]
-			if g.fair[c] == Unfair || lc.enStamp[c] == int32(v)+1 {
-				continue
-			}
-			lc.enStamp[c] = int32(v) + 1
-			lc.enCount[c]++
-			touched = append(touched, c)
+			count(v, g.ecode[i])
+		}
+		clo, chi := lc.cutRange(v)
+		for i := clo; i < chi; i++ {
+			count(v, g.ccode[i])
 		}
 	}
 	best := -1

@@ -1,6 +1,9 @@
 package checker
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Liveness checking runs after the search, over the recorded graph, one property at a time.
 // Every liveness property is reduced to P ~> Q: Eventually Q is (initial state) ~> Q and
@@ -12,7 +15,15 @@ import "strconv"
 //     every state and never taken rules the component out), or
 //   - a not-Q state where no fair action is enabled, which may stutter forever.
 // Cycles and stuttering are only looked for among fully expanded states; truncated states
-// (successors cut by a bound or a limit) can only make the verdict incomplete.
+// (successors cut by a limit of the engine) can only make the verdict incomplete.
+//
+// Steps cut by a model bound (Bounded) are enabled in the model without the bound, so
+// fairness counts them as enabled and never taken: a component in which a weakly fair
+// action is enabled or cut in every state, or a strongly fair one in some state, holds no
+// fair cycle, and a state with a fair cut step cannot stutter. That is the strict pass,
+// whose lassos are real counterexamples. When it finds none, a lax pass treats cut steps as
+// disabled; a lasso it finds exists only because a bound cut a step, and the verdict is
+// incomplete, naming the bound.
 
 const (
 	liveOK = iota
@@ -38,6 +49,16 @@ func (e *engine[S]) liveGraph() *lgraph {
 	for id, c := range e.codes.codes {
 		g.fair[id] = e.fairness(e.m.ActionKind(c))
 	}
+	if len(e.cutState) > 0 {
+		g.coff = make([]uint32, g.expanded+1)
+		for _, v := range e.cutState {
+			g.coff[v+1]++
+		}
+		for v := 1; v <= g.expanded; v++ {
+			g.coff[v] += g.coff[v-1]
+		}
+		g.ccode, g.cby = e.cutCode, e.cutBy
+	}
 	g.anyFair = make([]bool, g.n)
 	for v := 0; v < g.expanded; v++ {
 		lo, hi := g.out(uint32(v))
@@ -52,7 +73,8 @@ func (e *engine[S]) liveGraph() *lgraph {
 }
 
 // checkLiveness checks every bound liveness property and returns the first violation, or
-// else the first property whose verdict depends on truncated states.
+// else the first property whose verdict depends on truncated states or on steps cut by a
+// model bound.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	g := e.liveGraph()
 	lc := newLiveChecker(g)
@@ -60,26 +82,155 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	found := false
 	for j, pi := range e.live {
 		p := &e.props[pi]
-		status, lasso := lc.check(p.Kind, e.flags[j])
-		switch status {
-		case liveViolated:
+		status, lasso := lc.check(p.Kind, e.flags[j], true)
+		if status == liveViolated {
 			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p.Name, lasso)}, liveViolated
-		case liveIncomplete:
-			if !found {
-				found = true
-				why := " states left on the queue by a limit were not expanded"
-				if g.truncByDepth && len(e.partial) > 0 {
-					why = " states at the depth bound were not expanded"
-				}
-				incomplete = Result{Verdict: Incomplete, Property: "", Stats: st,
-					Reason: p.Name + ": " + strconv.Itoa(lc.truncCount) + why}
+		}
+		var why []string
+		var raise []string
+		if g.coff != nil {
+			if lax, l := lc.check(p.Kind, e.flags[j], false); lax == liveViolated {
+				var because string
+				because, raise = e.cutCause(lc, l)
+				why = append(why, "a fair lasso exists only because "+because+"; raise "+strings.Join(raise, ", "))
 			}
+		}
+		if status == liveIncomplete {
+			w := " states left on the queue by a limit were not expanded"
+			if g.truncByDepth && len(e.partial) > 0 {
+				w = " states at the depth bound were not expanded"
+			}
+			why = append(why, strconv.Itoa(lc.truncCount)+w)
+		}
+		if len(why) > 0 && !found {
+			found = true
+			incomplete = Result{Verdict: Incomplete, Stats: st, Reason: p.Name + ": " + strings.Join(why, "; "), Raise: raise}
 		}
 	}
 	if found {
 		return incomplete, liveIncomplete
 	}
 	return Result{Verdict: OK, Stats: st}, liveOK
+}
+
+// cutCause names the cut steps that make lasso l (found by the lax pass) unfair once they
+// count as enabled, with the bounds that cut them, and the names of those bounds: for a
+// stuttering end every fair step cut in its state; for a cycle every weakly fair step not
+// taken on it that is enabled or cut in all its states, and every strongly fair one not
+// taken that is cut in one of them. The strict pass found no lasso, so there is one.
+func (e *engine[S]) cutCause(lc *liveChecker, l lasso) (string, []string) {
+	g := lc.g
+	var loop []uint32
+	if l.stutter {
+		b := l.start
+		if len(l.path) > 0 {
+			b = l.path[len(l.path)-1].target
+		}
+		loop = []uint32{b}
+	} else {
+		for _, s := range l.cycle {
+			if !containsIdx(loop, s.target) {
+				loop = append(loop, s.target)
+			}
+		}
+	}
+	taken := func(c uint32) bool {
+		for _, s := range l.cycle {
+			if s.code == c {
+				return true
+			}
+		}
+		return false
+	}
+	enabledOrCut := func(v, c uint32) bool {
+		lo, hi := g.out(v)
+		for i := lo; i < hi; i++ {
+			if g.ecode[i] == c {
+				return true
+			}
+		}
+		clo, chi := g.cuts(v)
+		for i := clo; i < chi; i++ {
+			if g.ccode[i] == c {
+				return true
+			}
+		}
+		return false
+	}
+	type culprit struct {
+		code uint32
+		by   uint16
+	}
+	var found []culprit
+	for _, v := range loop {
+		clo, chi := g.cuts(v)
+		for i := clo; i < chi; i++ {
+			c := g.ccode[i]
+			dup := false
+			for _, f := range found {
+				dup = dup || f.code == c
+			}
+			if dup || taken(c) {
+				continue
+			}
+			ok := l.stutter || g.fair[c] == Strong
+			if !ok {
+				ok = true
+				for _, u := range loop {
+					ok = ok && enabledOrCut(u, c)
+				}
+			}
+			if ok {
+				found = append(found, culprit{code: c, by: g.cby[i]})
+			}
+		}
+	}
+	if len(found) == 0 {
+		panic("checker: liveness: a lasso of the lax pass has no cut step that makes it unfair")
+	}
+	bounds := e.bnd.Bounds()
+	var parts, raise []string
+	for _, f := range found {
+		name := e.m.ActionName(e.codes.codes[f.code])
+		bound := "bound " + strconv.Itoa(int(f.by))
+		if int(f.by) < len(bounds) {
+			bound = bounds[f.by]
+		}
+		key, _, _ := strings.Cut(bound, "=")
+		idx := -1
+		for i, p := range parts {
+			if strings.HasPrefix(p, bound+" cut ") {
+				idx = i
+			}
+		}
+		if idx >= 0 {
+			parts[idx] += ", " + name
+		} else {
+			parts = append(parts, bound+" cut "+name)
+		}
+		if !containsString(raise, key) {
+			raise = append(raise, key)
+		}
+	}
+	return strings.Join(parts, "; "), raise
+}
+
+func containsIdx(s []uint32, v uint32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 // fairness is the fairness of a kind of action: the model's, unless overridden.
@@ -112,6 +263,7 @@ type liveChecker struct {
 	prevCode   []uint32
 	stamp      int32
 	truncCount int
+	strict     bool // cut steps count as enabled and never taken
 
 	// per code id scratch
 	taken   []bool
@@ -129,8 +281,11 @@ func newLiveChecker(g *lgraph) *liveChecker {
 	return lc
 }
 
-func (lc *liveChecker) check(kind Kind, flags []byte) (int, lasso) {
+// check looks for a fair lasso that violates the property of kind with the given state
+// flags; strict says whether cut steps count as enabled (see the top of this file).
+func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) {
 	g := lc.g
+	lc.strict = strict
 	notQ := func(v uint32) bool { return flags[v]&2 == 0 }
 	isStart := func(v uint32) bool {
 		switch kind {
@@ -208,7 +363,7 @@ func (lc *liveChecker) check(kind Kind, flags []byte) (int, lasso) {
 			lc.findFair(comp)
 		}
 		for _, v := range comp {
-			if !g.anyFair[v] {
+			if lc.mayStutter(v) {
 				lc.bad[v] = true
 			}
 			if lc.bad[v] {
@@ -242,6 +397,28 @@ func (lc *liveChecker) check(kind Kind, flags []byte) (int, lasso) {
 		return liveIncomplete, lasso{}
 	}
 	return liveOK, lasso{}
+}
+
+// mayStutter reports whether a behaviour may stay in v forever: no fair step is enabled
+// there (nor, in the strict pass, cut).
+func (lc *liveChecker) mayStutter(v uint32) bool {
+	if lc.g.anyFair[v] {
+		return false
+	}
+	if lc.strict {
+		if lo, hi := lc.g.cuts(v); hi > lo {
+			return false
+		}
+	}
+	return true
+}
+
+// cutRange is the range of v's cut steps in the strict pass, and empty in the lax pass.
+func (lc *liveChecker) cutRange(v uint32) (uint32, uint32) {
+	if !lc.strict {
+		return 0, 0
+	}
+	return lc.g.cuts(v)
 }
 
 // findFair splits a strongly connected component of F until each part is fair or ruled
@@ -285,6 +462,14 @@ func (lc *liveChecker) findFair(top []uint32) {
 					lc.taken[c] = true
 				}
 			}
+			clo, chi := lc.cutRange(v)
+			for i := clo; i < chi; i++ {
+				c := g.ccode[i]
+				if !lc.taken[c] && !lc.seen[c] {
+					lc.seen[c] = true
+					touched = append(touched, c)
+				}
+			}
 		}
 		untaken := false
 		for _, c := range touched {
@@ -296,6 +481,14 @@ func (lc *liveChecker) findFair(top []uint32) {
 				for i := lo; i < hi; i++ {
 					c := g.ecode[i]
 					if g.fair[c] != Unfair && !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
+						lc.enStamp[c] = int32(v) + 1
+						lc.enCount[c]++
+					}
+				}
+				clo, chi := lc.cutRange(v)
+				for i := clo; i < chi; i++ {
+					c := g.ccode[i]
+					if !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
 						lc.enStamp[c] = int32(v) + 1
 						lc.enCount[c]++
 					}
@@ -324,6 +517,12 @@ func (lc *liveChecker) findFair(top []uint32) {
 					if g.fair[c] == Strong && !lc.taken[c] {
 						keep = false
 						break
+					}
+				}
+				clo, chi := lc.cutRange(v)
+				for i := clo; i < chi && keep; i++ {
+					if c := g.ccode[i]; g.fair[c] == Strong && !lc.taken[c] {
+						keep = false
 					}
 				}
 				if keep {

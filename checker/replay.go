@@ -29,6 +29,7 @@ func replay[S any](m Model[S], props []Property[S], t *Trace) (ReplayReport, err
 		}
 	}
 	r := replayer[S]{m: m, nvars: len(vars)}
+	r.bnd, _ = any(m).(Bounded[S])
 	inits := m.Init(nil)
 	k, why := r.match(inits, nil, "", t.States[0].Values)
 	if k < 0 {
@@ -137,6 +138,7 @@ func lassoViolates[S any](p *Property[S], states []S, cycleFrom int) bool {
 
 type replayer[S any] struct {
 	m     Model[S]
+	bnd   Bounded[S] // when the model has bounds: cut steps count as enabled for fairness
 	nvars int
 	buf   []byte
 }
@@ -180,7 +182,8 @@ func (r *replayer[S]) match(cands []S, acts []uint64, action string, want []stri
 // fairLoop reports whether the loop states[from:] (closed by the back action, or stuttering
 // in the last state when !closed) satisfies the model's fairness: a weakly fair action
 // enabled in every state of the loop is taken on it, a strongly fair action enabled in some
-// state of the loop is taken on it. Steps to the same state count as stuttering.
+// state of the loop is taken on it. Steps to the same state count as stuttering. A step cut
+// by a model bound (Bounded) counts as enabled: the loop must be fair without the bound.
 func (r *replayer[S]) fairLoop(states []S, codes []uint64, from int, back uint64, closed bool, fairness func(kind int) Fairness) bool {
 	var taken []uint64
 	if closed {
@@ -200,25 +203,38 @@ func (r *replayer[S]) fairLoop(states []S, codes []uint64, from int, back uint64
 	}
 	var enabled []en
 	var succ []S
-	var acts []uint64
+	var acts, cut []uint64
+	var by []int
 	for i := from; i < len(states); i++ {
 		cur := states[i]
-		succ, acts = r.m.Next(&cur, succ[:0], acts[:0])
+		if r.bnd != nil {
+			succ, acts, cut, by = r.bnd.NextCut(&cur, succ[:0], acts[:0], cut[:0], by[:0])
+		} else {
+			succ, acts = r.m.Next(&cur, succ[:0], acts[:0])
+		}
 		var seen []uint64
-		for k := range succ {
-			f := fairness(r.m.ActionKind(acts[k]))
-			if f == Unfair || r.same(&cur, &succ[k]) || containsCode(seen, acts[k]) {
-				continue
+		note := func(a uint64) {
+			f := fairness(r.m.ActionKind(a))
+			if f == Unfair || containsCode(seen, a) {
+				return
 			}
-			seen = append(seen, acts[k])
+			seen = append(seen, a)
 			j := 0
-			for j < len(enabled) && enabled[j].code != acts[k] {
+			for j < len(enabled) && enabled[j].code != a {
 				j++
 			}
 			if j == len(enabled) {
-				enabled = append(enabled, en{code: acts[k], fair: f})
+				enabled = append(enabled, en{code: a, fair: f})
 			}
 			enabled[j].count++
+		}
+		for k := range succ {
+			if !r.same(&cur, &succ[k]) {
+				note(acts[k])
+			}
+		}
+		for _, a := range cut {
+			note(a)
 		}
 	}
 	n := len(states) - from

@@ -12,6 +12,19 @@ type lgraph struct {
 	anyFair      []bool // some weakly or strongly fair action is enabled
 	ninit        int
 	truncByDepth bool
+	// Fair steps cut by a model bound: those of v are ccode/cby[coff[v]:coff[v+1]]; coff
+	// is nil when no fair step was cut.
+	coff  []uint32
+	ccode []uint32
+	cby   []uint16
+}
+
+// cuts returns the range of v's cut steps in ccode and cby.
+func (g *lgraph) cuts(v uint32) (uint32, uint32) {
+	if g.coff == nil || int(v) >= g.expanded {
+		return 0, 0
+	}
+	return g.coff[v], g.coff[v+1]
 }
 
 func (g *lgraph) out(v uint32) (uint32, uint32) {

@@ -20,15 +20,18 @@ func TestNextAllocatesNothing(t *testing.T) {
 		states = append(states, succ...)
 	}
 	buf := make([]byte, 0, 1024)
+	cut := make([]uint64, 0, 64)
+	by := make([]int, 0, 64)
 	var d State
 	allocs := testing.AllocsPerRun(10, func() {
 		for i := range states {
 			succ, acts = m.Next(&states[i], succ[:0], acts[:0])
+			succ, acts, cut, by = m.NextCut(&states[i], succ[:0], acts[:0], cut[:0], by[:0])
 			buf = m.Encode(&states[i], buf[:0])
 			m.Decode(buf, &d)
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("Next/Encode/Decode over %d states: got %v allocations per run, want 0", len(states), allocs)
+		t.Errorf("Next/NextCut/Encode/Decode over %d states: got %v allocations per run, want 0", len(states), allocs)
 	}
 }

@@ -115,8 +115,12 @@ func (m *Model) crashSteps(g *gen, b int) {
 		t := g.emit(act1(KindBrokerCrash, b))
 		t.Used[FaultCrash]++
 		crash(t, b)
+	} else {
+		g.cutStep(act1(KindBrokerCrash, b), BoundCrash+FaultCrash)
 	}
 	if !m.budget(s, FaultUnclean) {
+		// One instance stands for them all: the crash that loses nothing.
+		g.cutStep(act(KindBrokerUncleanCrash, b, int(r.LEO), int(r.LEO), int(r.NCache)), BoundCrash+FaultUnclean)
 		return
 	}
 	for rp := 0; rp <= int(r.LEO); rp++ {

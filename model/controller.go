@@ -29,6 +29,8 @@ func (m *Model) controllerSteps(g *gen, b int) {
 		if nc, ok := m.brokerFailed(*c, b); ok {
 			t := g.emit(act1(KindControllerHandleBrokerFailure, b))
 			m.publish(t, nc, *c)
+		} else {
+			g.cutStep(act1(KindControllerHandleBrokerFailure, b), BoundMaxEpoch)
 		}
 	}
 	// ControllerHandleBrokerStartup(b). Kafka: KafkaController.onBrokerStartup (a broker
@@ -57,12 +59,14 @@ func (m *Model) controllerSteps(g *gen, b int) {
 			t.B[b].Register = false
 			m.publish(t, nc, *c)
 			t.Net.sendLeaderAndIsr(leaderAndIsr(&nc, b))
+		} else {
+			g.cutStep(act1(KindControllerHandleBrokerStartup, b), BoundMaxEpoch)
 		}
 	}
 }
 
 // brokerFailed is the controller after it handles broker b's failure, and false when that
-// needs a leader epoch above max_epoch. If b led the partition, the new leader is the first
+// needs a leader epoch above max_epoch (the step is then cut). If b led the partition, the new leader is the first
 // live ISR member in replica order (PartitionLeaderElectionAlgorithms.
 // offlinePartitionLeaderElection, unclean election disabled), or none; b leaves the ISR
 // unless it is its last member (ZooKeeper removeReplicasFromIsr; KRaft keeps the ISR
@@ -154,8 +158,17 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 func (m *Model) moveLeaderSteps(g *gen, b int) {
 	s := g.s
 	c := s.Ctrl
-	if !m.budget(s, FaultLeaderChange) || c.Leader == 0 || c.Leader == uint8(b)+1 ||
-		!has(c.ISR, b) || !has(c.Live, b) || !s.B[b].Alive || int(c.Epoch) >= m.C.MaxEpoch {
+	budget := m.budget(s, FaultLeaderChange)
+	if (!budget && !g.cutOn) || m.cp() || c.Leader == 0 || c.Leader == uint8(b)+1 ||
+		!has(c.ISR, b) || !has(c.Live, b) || !s.B[b].Alive {
+		return
+	}
+	if !budget {
+		g.cutStep(act1(KindControllerMoveLeader, b), BoundLeaderChange)
+		return
+	}
+	if int(c.Epoch) >= m.C.MaxEpoch {
+		g.cutStep(act1(KindControllerMoveLeader, b), BoundMaxEpoch)
 		return
 	}
 	t := g.emit(act1(KindControllerMoveLeader, b))

@@ -189,7 +189,8 @@ func (s *State) cpRegister(b int) {
 	s.enqueue(EvBrokerStartup, b)
 }
 
-// retract removes the successor emitted last (a step that turned out disabled).
+// retract removes the successor emitted last (a step that turned out to need more than a
+// bound allows; the caller reports it as cut).
 func (g *gen) retract() {
 	g.succ = g.succ[:len(g.succ)-1]
 	g.acts = g.acts[:len(g.acts)-1]
@@ -457,12 +458,16 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		if c.NQ > 0 {
 			ev, b := c.Q[0]>>4, int(c.Q[0]&15)
 			if ev == EvBrokerFailure {
-				if t := g.emit(act2(KindControllerHandleBrokerFailure, i, b)); !m.onBrokerFailure(t, i, b) {
+				a := act2(KindControllerHandleBrokerFailure, i, b)
+				if t := g.emit(a); !m.onBrokerFailure(t, i, b) {
 					g.retract()
+					g.cutStep(a, BoundMaxEpoch)
 				}
 			} else {
-				if t := g.emit(act2(KindControllerHandleBrokerStartup, i, b)); !m.onBrokerStartup(t, i, b) {
+				a := act2(KindControllerHandleBrokerStartup, i, b)
+				if t := g.emit(a); !m.onBrokerStartup(t, i, b) {
 					g.retract()
+					g.cutStep(a, BoundMaxEpoch)
 				}
 			}
 		}
@@ -525,11 +530,16 @@ func (m *Model) controlPlaneSteps(g *gen) {
 // its session loss is controller_failover.
 func (m *Model) sessionLossSteps(g *gen) {
 	s := g.s
-	if int(s.CP.SessionLosses) >= m.C.SessionLoss {
+	budget := int(s.CP.SessionLosses) < m.C.SessionLoss
+	if !budget && !g.cutOn {
 		return
 	}
 	for b := 0; b < m.nb(); b++ {
 		if !s.B[b].Alive || !has(s.Ctrl.Live, b) || s.CP.hostsCurrent(b) {
+			continue
+		}
+		if !budget {
+			g.cutStep(act1(KindBrokerSessionLoss, b), BoundSessionLoss)
 			continue
 		}
 		t := g.emit(act1(KindBrokerSessionLoss, b))
@@ -563,7 +573,17 @@ func (n *Network) findAlter(b, ctrl uint8) int {
 func (m *Model) failoverSteps(g *gen) {
 	s := g.s
 	p := &s.CP
-	if p.N == 0 || int(p.N) >= m.C.Controllers || int(p.N)-1 >= m.C.Failover {
+	if p.N == 0 {
+		return
+	}
+	budget := -1 // the bound that cuts the step, if any
+	switch {
+	case int(p.N)-1 >= m.C.Failover:
+		budget = BoundFailover
+	case int(p.N) >= m.C.Controllers:
+		budget = BoundControllers
+	}
+	if budget >= 0 && !g.cutOn {
 		return
 	}
 	cur := int(p.N) - 1
@@ -577,6 +597,10 @@ func (m *Model) failoverSteps(g *gen) {
 		}
 	}
 	if nb < 0 {
+		return
+	}
+	if budget >= 0 {
+		g.cutStep(act1(KindControllerFailover, nb), budget)
 		return
 	}
 	t := g.emit(act1(KindControllerFailover, nb))
@@ -594,6 +618,7 @@ func (m *Model) failoverSteps(g *gen) {
 		c.Offline = true
 		if !m.electLeader(t, i) {
 			g.retract()
+			g.cutStep(act1(KindControllerFailover, nb), BoundMaxEpoch)
 			return
 		}
 	}

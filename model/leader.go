@@ -15,7 +15,9 @@ func (m *Model) leaderSteps(g *gen, l int) {
 	// LeaderAppend(l): a producer write with acks=all.
 	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
 	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
-	if r.Role == RoleLeader && int(s.Written) < m.C.MaxRecords && popcount(r.ISR) >= m.C.MinISR {
+	if r.Role == RoleLeader && popcount(r.ISR) >= m.C.MinISR && int(s.Written) >= m.C.MaxRecords {
+		g.cutStep(act1(KindLeaderAppend, l), BoundMaxRecords)
+	} else if r.Role == RoleLeader && popcount(r.ISR) >= m.C.MinISR {
 		t := g.emit(act1(KindLeaderAppend, l))
 		t.Written++
 		tr := &t.B[l]
@@ -216,11 +218,16 @@ func (m *Model) handleAlterPartitionResponse(t *State, l, i int) {
 func (m *Model) shrinkSteps(g *gen, l int) {
 	s := g.s
 	r := &s.B[l]
-	if !m.budget(s, FaultLag) || !r.Alive || r.Role != RoleLeader || r.Pending || s.Net.alterPlane(uint8(l)) {
+	budget := m.budget(s, FaultLag)
+	if (!budget && !g.cutOn) || !r.Alive || r.Role != RoleLeader || r.Pending || s.Net.alterPlane(uint8(l)) {
 		return
 	}
 	for f := 0; f < m.nb(); f++ {
 		if f == l || !has(r.ISR, f) || r.FLEO[f] >= r.LEO {
+			continue
+		}
+		if !budget {
+			g.cutStep(act2(KindLeaderShrinkISR, l, f), BoundCrash+FaultLag)
 			continue
 		}
 		t := g.emit(act2(KindLeaderShrinkISR, l, f))

@@ -50,7 +50,7 @@ type Config struct {
 	Brokers         int // 2..MaxBrokers
 	MinISR          int // min.insync.replicas, 1..Brokers
 	MaxRecords      int // producer writes in total, 0..MaxLog
-	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are disabled
+	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are cut (Bounds)
 	MaxFetchRecords int // records per fetch response, 1..MaxFetch
 	Truncation      int // TruncHighWatermark, TruncLeaderEpoch or TruncDivergingEpoch
 
@@ -412,27 +412,84 @@ func (m *Model) Init(buf []State) []State {
 // network and controller steps, then the faults.
 func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) {
 	g := gen{m: m, s: s, succ: succ, acts: acts}
-	for b := 0; b < m.nb(); b++ {
-		m.leaderSteps(&g, b)
-		m.followerSteps(&g, b)
-		m.brokerSteps(&g, b)
-		m.controllerSteps(&g, b)
-	}
-	if m.cp() {
-		m.controlPlaneSteps(&g)
-	}
-	for b := 0; b < m.nb(); b++ {
-		m.faultSteps(&g, b)
-	}
+	m.next(&g)
 	return g.succ, g.acts
 }
 
-// gen collects successors; emit starts a successor as a copy of s.
+// Bounds of the model that can cut a step, in the order Bounds names them: max_epoch (a
+// step that needs a larger leader epoch), max_records (a producer write), each fault
+// budget, and controllers (a failover that needs another controller incarnation).
+const (
+	BoundMaxEpoch = iota
+	BoundMaxRecords
+	BoundCrash // BoundCrash+f is the budget of fault f (FaultCrash, ...)
+	BoundUnclean
+	BoundLag
+	BoundLoss
+	BoundLeaderChange
+	BoundSessionLoss
+	BoundFailover
+	BoundControllers
+	numBounds
+)
+
+// Bounds names the model's bounds with their values, as the spec names them:
+// "max_epoch=4" (checker.Bounded).
+func (m *Model) Bounds() []string {
+	c := &m.C
+	vals := [numBounds]int{c.MaxEpoch, c.MaxRecords, c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss,
+		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1)}
+	names := [numBounds]string{"max_epoch", "max_records", "crash", "unclean_crash", "lag", "message_loss",
+		"leader_change", "session_loss", "controller_failover", "controllers"}
+	out := make([]string, numBounds)
+	for i := range out {
+		out[i] = names[i] + "=" + strconv.Itoa(vals[i])
+	}
+	return out
+}
+
+// NextCut is Next that also reports the steps a bound cut in s (checker.Bounded): each is
+// a step whose protocol guards hold but which needs a leader epoch above max_epoch, a
+// write beyond max_records, a fault beyond its budget or a controller beyond controllers.
+func (m *Model) NextCut(s *State, succ []State, acts []uint64, cut []uint64, by []int) ([]State, []uint64, []uint64, []int) {
+	g := gen{m: m, s: s, succ: succ, acts: acts, cutOn: true, cut: cut, by: by}
+	m.next(&g)
+	return g.succ, g.acts, g.cut, g.by
+}
+
+func (m *Model) next(g *gen) {
+	for b := 0; b < m.nb(); b++ {
+		m.leaderSteps(g, b)
+		m.followerSteps(g, b)
+		m.brokerSteps(g, b)
+		m.controllerSteps(g, b)
+	}
+	if m.cp() {
+		m.controlPlaneSteps(g)
+	}
+	for b := 0; b < m.nb(); b++ {
+		m.faultSteps(g, b)
+	}
+}
+
+// gen collects successors; emit starts a successor as a copy of s. With cutOn it also
+// collects the steps a bound cut (NextCut).
 type gen struct {
-	m    *Model
-	s    *State
-	succ []State
-	acts []uint64
+	m     *Model
+	s     *State
+	succ  []State
+	acts  []uint64
+	cutOn bool
+	cut   []uint64
+	by    []int
+}
+
+// cutStep records that bound cut the step a.
+func (g *gen) cutStep(a uint64, bound int) {
+	if g.cutOn {
+		g.cut = append(g.cut, a)
+		g.by = append(g.by, bound)
+	}
 }
 
 // emit appends a copy of the current state with action a and returns it for editing.

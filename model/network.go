@@ -231,11 +231,16 @@ func (m *Model) networkSteps(g *gen, b int) {
 // retry until delivered.
 func (m *Model) lossSteps(g *gen, b int) {
 	s := g.s
-	if !m.budget(s, FaultLoss) {
+	budget := m.budget(s, FaultLoss)
+	if !budget && !g.cutOn {
 		return
 	}
 	i := s.Net.fetchPlane(uint8(b))
 	if i < 0 {
+		return
+	}
+	if !budget {
+		g.cutStep(act1(KindNetworkLoseMessage, b), BoundCrash+FaultLoss)
 		return
 	}
 	t := g.emit(act1(KindNetworkLoseMessage, b))

@@ -95,3 +95,6 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 	}
 	return checker.Bind[model.State](m, props), nil
 }
+
+// The Kafka model reports the steps its bounds cut (max_epoch, max_records, fault budgets).
+var _ checker.Bounded[model.State] = (*model.Model)(nil)

@@ -116,3 +116,10 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 	}
 	return checker.Bind[reference.AsyncState](m, props), nil
 }
+
+// The reference port reports the steps its bounds cut: MaxLeaderEpoch, MaxRecords and
+// LogSize in KafkaReplication, the state constraint in AsyncIsr.
+var (
+	_ checker.Bounded[reference.State]      = (*reference.Model)(nil)
+	_ checker.Bounded[reference.AsyncState] = (*reference.AsyncModel)(nil)
+)

@@ -147,6 +147,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}
 	result := exitOK
+	var raise []string // bounds that incomplete liveness verdicts depend on
 	for i := range checks {
 		c := &checks[i]
 		r, opts, err := spec.Runnable(c)
@@ -192,6 +193,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if code := exitCode(spec, res); result == exitOK || (result == exitIncomplete && code != exitOK) {
 			result = code
 		}
+		for _, b := range res.Raise {
+			if !containsStr(raise, b) {
+				raise = append(raise, b)
+			}
+		}
 		select {
 		case <-stop:
 			if !out.json {
@@ -202,9 +208,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if result == exitIncomplete && !out.json {
-		hint(stderr, "raise the limit that was hit (--max-states, --max-depth, --memory, --time) or shrink the spec's constants")
+		if len(raise) > 0 {
+			hint(stderr, "raise "+strings.Join(raise, ", ")+" (--set "+raise[0]+"=N), or run 'kmc sweep' over it")
+		} else {
+			hint(stderr, "raise the limit that was hit (--max-states, --max-depth, --memory, --time) or shrink the spec's constants")
+		}
 	}
 	return result
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
@@ -363,12 +382,16 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 				"trace": traceJSON(res.Trace), "files": files})
 		}
 		st := res.Stats
-		o.event(map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
+		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
 			"matches": len(c.Compare(res)) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
-				"memory_bytes": st.MemoryBytes, "workers": st.Workers}})
+				"memory_bytes": st.MemoryBytes, "workers": st.Workers}}
+		if len(res.Raise) > 0 {
+			ev["raise"] = res.Raise
+		}
+		o.event(ev)
 		return
 	}
 	w := o.w
@@ -384,11 +407,15 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 			}
 		}
 	case checker.Incomplete:
-		fmt.Fprintf(w, "Search stopped before it was complete: %s.\n", orUnknown(res.Reason))
+		if len(res.Raise) > 0 {
+			fmt.Fprintf(w, "The search is complete, but the verdict depends on a bound of the model: %s.\n", res.Reason)
+		} else {
+			fmt.Fprintf(w, "Search stopped before it was complete: %s.\n", orUnknown(res.Reason))
+		}
 	}
 	st := res.Stats
 	fmt.Fprintf(w, "%d states generated, %d distinct states found, %d states left on queue.\n", st.Generated, st.Distinct, st.Queue)
-	if res.Verdict == checker.Incomplete {
+	if res.Verdict == checker.Incomplete && (len(res.Raise) == 0 || st.Queue > 0) {
 		fmt.Fprintf(w, "The depth of the partial state graph search is %d.\n", st.Depth)
 	} else {
 		fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", st.Depth)

@@ -93,6 +93,69 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 	return succ, acts
 }
 
+// Bounds of the port that can cut a step, in the order Bounds names them.
+const (
+	boundMaxLeaderEpoch = iota
+	boundMaxRecords
+	boundLogSize
+)
+
+// Bounds names the constants that bound the module's state space (checker.Bounded):
+// MaxLeaderEpoch (LeaderEpochSeq!NextId), MaxRecords (RecordSeq!NextId) and LogSize (a
+// full log), as the spec names them.
+func (m *Model) Bounds() []string {
+	return []string{"max_leader_epoch=" + itoa(m.cfg.MaxLeaderEpoch), "max_records=" + itoa(m.cfg.MaxRecords),
+		"log_size=" + itoa(m.cfg.LogSize)}
+}
+
+// NextCut is Next that also reports the steps the module's bounds cut in s: a controller
+// election or ISR change when the leader-epoch sequence is exhausted, a leader write when
+// the record-id sequence is exhausted or the leader's log is full. In TLA+ these are
+// guards of the module's finite sequences; the steps exist in the unbounded protocol.
+func (m *Model) NextCut(s *State, succ []State, acts []uint64, cut []uint64, by []int) ([]State, []uint64, []uint64, []int) {
+	succ, acts = m.Next(s, succ, acts)
+	n := m.n
+	q := s.Quorum
+	for _, k := range m.kinds {
+		switch k {
+		case kControllerElectLeader, kControllerShrinkIsr:
+			if m.canBumpEpoch(s) {
+				continue
+			}
+			for r := 0; r < n; r++ {
+				elect := k == kControllerElectLeader && q.ISR.Has(r) && int(q.Leader) != r
+				shrink := k == kControllerShrinkIsr && (int(q.Leader) == r || q.ISR.Has(r))
+				if elect || shrink {
+					cut, by = append(cut, code(k, r, 0, 0)), append(by, boundMaxLeaderEpoch)
+				}
+			}
+		case kLeaderWrite:
+			for r := 0; r < n; r++ {
+				if !s.presumes(r) {
+					continue
+				}
+				switch {
+				case int(s.NextRecordID) > m.cfg.MaxRecords-1:
+					cut, by = append(cut, code(k, r, 0, 0)), append(by, boundMaxRecords)
+				case s.end(r) == m.cfg.LogSize:
+					cut, by = append(cut, code(k, r, 0, 0)), append(by, boundLogSize)
+				}
+			}
+		}
+	}
+	return succ, acts, cut, by
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
 // push appends a copy of s and its action code and returns a pointer to the copy.
 func push(s *State, succ *[]State, acts *[]uint64, a uint64) *State {
 	*succ = append(*succ, *s)

@@ -152,6 +152,21 @@ func pushAsync(s *AsyncState, succ *[]AsyncState, acts *[]uint64, a uint64) *Asy
 // Next appends the successors of s that satisfy the state constraint.
 func (m *AsyncModel) Next(s *AsyncState, succ []AsyncState, acts []uint64) ([]AsyncState, []uint64) {
 	start := len(succ)
+	succ, acts = m.successors(s, succ, acts)
+	// The state constraint: drop successors outside it, keeping the order of the rest.
+	j := start
+	for i := start; i < len(succ); i++ {
+		if m.inConstraint(&succ[i]) {
+			succ[j], acts[j] = succ[i], acts[i]
+			j++
+		}
+	}
+	return succ[:j], acts[:j]
+}
+
+// successors appends every successor of s by the module's Next, inside the state
+// constraint or not.
+func (m *AsyncModel) successors(s *AsyncState, succ []AsyncState, acts []uint64) ([]AsyncState, []uint64) {
 	n := m.n
 	// AsyncIsr ControllerShrinkIsr: \E replica # Leader in the controller's ISR; the
 	// controller writes the ISR without it at version+1 and sends that update.
@@ -201,15 +216,33 @@ func (m *AsyncModel) Next(s *AsyncState, succ []AsyncState, acts []uint64) ([]As
 			pushAsync(s, &succ, &acts, uint64(akFollowerReplicate)|uint64(r)<<8).Offsets[r]++
 		}
 	}
-	// The state constraint: drop successors outside it, keeping the order of the rest.
+	return succ, acts
+}
+
+// Bounds names the state constraint's two bounds (checker.Bounded): a successor whose
+// controller version passes max_version, or some replica's offset max_offset, is cut.
+func (m *AsyncModel) Bounds() []string {
+	return []string{"max_offset=" + itoa(m.cfg.MaxOffset), "max_version=" + itoa(m.cfg.MaxVersion)}
+}
+
+// NextCut is Next that also reports, as cut, each step whose successor lies outside the
+// state constraint, with the bound it passes (max_version first).
+func (m *AsyncModel) NextCut(s *AsyncState, succ []AsyncState, acts []uint64, cut []uint64, by []int) ([]AsyncState, []uint64, []uint64, []int) {
+	start := len(succ)
+	succ, acts = m.successors(s, succ, acts)
 	j := start
 	for i := start; i < len(succ); i++ {
-		if m.inConstraint(&succ[i]) {
+		switch {
+		case int(succ[i].CtrlVersion) > m.cfg.MaxVersion:
+			cut, by = append(cut, acts[i]), append(by, 1)
+		case !m.inConstraint(&succ[i]):
+			cut, by = append(cut, acts[i]), append(by, 0)
+		default:
 			succ[j], acts[j] = succ[i], acts[i]
 			j++
 		}
 	}
-	return succ[:j], acts[:j]
+	return succ[:j], acts[:j], cut, by
 }
 
 // controllerWrite is ControllerWriteIsr(isr, version+1) with the update it sends.

@@ -1,7 +1,9 @@
 // Package twophase is the two-phase commit protocol of the TLA+ examples (Lamport's
 // TwoPhase.tla): a transaction manager (TM) and N resource managers (RMs) that exchange
 // messages kept as a set, so a message once sent can be received any number of times.
-// It is a textbook model used to test and benchmark the engine.
+// It is a textbook model used to test and benchmark the engine. It has no model bound
+// (checker.Bounded): the protocol's own state space is finite, every RM takes each step at
+// most once, so no step is ever cut and a liveness verdict never depends on a bound.
 //
 // The package satisfies checker.Model[State] using only built-in types and imports only
 // the standard library.
