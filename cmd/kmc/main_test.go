@@ -58,6 +58,7 @@ func TestCLI(t *testing.T) {
 		{"suite-ok", []string{"suite", "testdata/suite-ok", "--workers", "2"}, exitOK},
 		{"suite-mismatch", []string{"suite", "testdata/suite-mismatch", "--workers", "2"}, exitInternal},
 		{"suite-bad", []string{"suite", "testdata/suite-bad"}, exitUsage},
+		{"suite-robust", []string{"suite", "testdata/suite-robust", "--workers", "1"}, exitInternal},
 		{"help-sweep", []string{"sweep", "--help"}, exitOK},
 		{"sweep-twophase", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1"}, exitOK},
 		{"sweep-json", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1", "--format", "json"}, exitOK},
