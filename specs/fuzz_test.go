@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// Reference: STYLE.md §6: every parser has a fuzz target seeded from the real files; it
-// never panics and every error carries a position.
+// Reference: STYLE.md §6: every parser has a fuzz target seeded from the real files (and
+// robust lists, issue 10); it never panics and every error carries a position.
 func FuzzLoad(f *testing.F) {
 	paths, err := FindSpecs(".")
 	if err != nil {
@@ -23,6 +23,9 @@ func FuzzLoad(f *testing.F) {
 		f.Add(src, "rms=4")
 	}
 	f.Add([]byte(goodSpec), "limits.memory=1GiB")
+	f.Add([]byte(robustSpec), "")
+	f.Add([]byte(robustSpec), "rms=16")
+	f.Add([]byte(strings.Replace(goodSpec, "depth = 4\n", "depth = 4\nrobust = [\"rms+1\", \"rms-1\", \"rms+99\", \"x\"]\n", 1)), "")
 	f.Fuzz(func(t *testing.T, src []byte, set string) {
 		var sets []string
 		if set != "" {

@@ -60,6 +60,7 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 		if section != "constants" && section != "faults" {
 			continue
 		}
+		v.paramSet = true
 		checks, _ := raw["check"].([]map[string]any)
 		for _, c := range checks {
 			t, ok := c[section].(map[string]any)

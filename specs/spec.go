@@ -26,6 +26,9 @@ import (
 //     one of Properties or, with Options.Deadlock, "Deadlock".
 //  6. States and Depth are >= 0 (0: not pinned).
 //  7. Fairness names only action kinds of the model, with levels unfair, weak, strong.
+//  8. A check's Robust entries name distinct integer constants or faults of Family with
+//     a non-zero step, each neighbour value within its parameter's range; a check that
+//     expects incomplete has none.
 type Spec struct {
 	Path       string
 	Model      string
@@ -56,6 +59,11 @@ type Check struct {
 	// states of the counterexample (violated); 0: not pinned.
 	Depth  int
 	Config Config
+	// Robust lists the check's robustness neighbours (robust = ["max_epoch+1"]): its
+	// configuration with one constant or fault moved, which the suite also runs. A
+	// neighbour of a check that expects violated(P) must be violated(P) too; one of a
+	// check that expects ok must not be violated. Their counts are not pinned.
+	Robust []Neighbour
 }
 
 // DeadlockProperty is the name a deadlock is reported under.
@@ -126,7 +134,7 @@ func Load(path string, sets []string) (*Spec, error) {
 
 // Parse validates the spec text src, read from path, with --set overrides applied.
 func Parse(path string, src []byte, sets []string) (*Spec, error) {
-	v := &validator{path: path, pos: scanPositions(path, string(src))}
+	v := &validator{path: path, lines: strings.Split(string(src), "\n"), pos: scanPositions(path, string(src))}
 	var raw map[string]any
 	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError
@@ -150,9 +158,13 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 }
 
 type validator struct {
-	path string
-	pos  map[string]keyPos
-	errs ErrorList
+	path  string
+	lines []string // of the source, for positions inside arrays
+	pos   map[string]keyPos
+	errs  ErrorList
+	// paramSet is true when a --set override replaced a constant or fault: a robustness
+	// neighbour that it pushes out of range is then dropped rather than reported.
+	paramSet bool
 }
 
 // at is the position of the key at path, or of the nearest enclosing key that has one.
@@ -192,7 +204,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "expect", "property", "states", "depth", "constants", "faults"}
+var checkKeys = []string{"name", "fixes", "expect", "property", "states", "depth", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -528,6 +540,9 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 	}
 
 	v.checks(s, raw, base)
+	if len(v.errs) == 0 {
+		v.buildNeighbours(s)
+	}
 
 	if len(v.errs) == 0 && len(s.Fairness) > 0 {
 		// Action kinds are known only to the model: build the first check to learn them.
@@ -644,6 +659,9 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			sw[f] = true
 		}
 		ck.Config = Config{Values: vals, Switches: sw, Properties: append([]string(nil), s.Properties...)}
+		if famOK {
+			ck.Robust = v.robust(c, prefix, fam, &ck)
+		}
 		s.Checks = append(s.Checks, ck)
 	}
 }
@@ -714,6 +732,9 @@ func (s *Spec) valid() error {
 		if c.States < 0 || c.Depth < 0 {
 			return fmt.Errorf("check %s: negative pin", c.Name)
 		}
+		if err := s.Family.validRobust(&c); err != nil {
+			return fmt.Errorf("check %s: %w", c.Name, err)
+		}
 	}
 	return nil
 }
@@ -755,9 +776,18 @@ func (f Family) validConfig(cfg Config) error {
 // Runnable builds the model of check c and returns it with the search options of the spec
 // (limits, options and fairness) for it.
 func (s *Spec) Runnable(c *Check) (checker.Runnable, checker.Options, error) {
-	r, err := s.Family.Build(c.Config)
+	return s.runnable(c.Config, "check "+c.Name)
+}
+
+// NeighbourRunnable is Runnable for the robustness neighbour n of check c.
+func (s *Spec) NeighbourRunnable(c *Check, n Neighbour) (checker.Runnable, checker.Options, error) {
+	return s.runnable(c.NeighbourConfig(n), "check "+c.Name+": robust "+n.String())
+}
+
+func (s *Spec) runnable(cfg Config, what string) (checker.Runnable, checker.Options, error) {
+	r, err := s.Family.Build(cfg)
 	if err != nil {
-		return nil, checker.Options{}, fmt.Errorf("%s: check %s: build model: %w", s.Path, c.Name, err)
+		return nil, checker.Options{}, fmt.Errorf("%s: %s: build model: %w", s.Path, what, err)
 	}
 	opts := s.Options
 	if len(s.Fairness) > 0 {

@@ -90,12 +90,20 @@ func MergeOptions(spec, over checker.Options, forceMemory bool) checker.Options 
 	return o
 }
 
-// FindSpecs lists every *.toml file under dir, recursively, in sorted order.
+// LargeDir is the name of the folders that hold the heavier specs, run by make bench:
+// FindSpecs does not descend into one unless it is the folder it was given.
+const LargeDir = "large"
+
+// FindSpecs lists every *.toml file under dir, recursively, in sorted order, skipping
+// any folder called LargeDir below dir (dir itself may be one, or be inside one).
 func FindSpecs(dir string) ([]string, error) {
 	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && d.Name() == LargeDir && p != dir {
+			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".toml") {
 			paths = append(paths, p)
@@ -111,16 +119,52 @@ func FindSpecs(dir string) ([]string, error) {
 
 // SuiteReport is what RunSuite found.
 type SuiteReport struct {
-	Checks     int
-	Mismatches int
+	Checks     int // checks run
+	Neighbours int // robustness neighbours run
+	// Mismatches counts the checks and neighbours that differ from their expectations;
+	// NeighbourMismatches is the part of it due to neighbours.
+	Mismatches          int
+	NeighbourMismatches int
 }
 
-// RunSuite loads every spec under dir (recursively, sorted), runs each of their checks with
-// the spec's options merged with opts (see MergeOptions), and writes one row per check to w:
-// spec, check, expected and actual outcome, distinct states, depth (trace length for a
-// violation) and time, then one indented line per difference from the expectation. Only
-// the time column varies between runs. A spec that fails to load stops the suite before
-// anything runs: the error is an ErrorList per spec, joined.
+// NeighbourExpected is the outcome a robustness neighbour of check c must have: the
+// check's violation, or for a check that expects ok, "not violated".
+func (c *Check) NeighbourExpected() string {
+	if c.Expect == checker.Violated {
+		return c.Expected()
+	}
+	return "not violated"
+}
+
+// CompareNeighbour says how result r of neighbour n of check c differs from what it must
+// be ("robust max_epoch+1: got ok, want violated(P)"), or "" when it agrees: for a check
+// that expects violated(P), the neighbour must be violated(P); for one that expects ok,
+// it must not be violated (incomplete is allowed). Counts are not compared.
+func (c *Check) CompareNeighbour(n Neighbour, r checker.Result) string {
+	got := Outcome(r.Verdict, r.Property)
+	switch c.Expect {
+	case checker.Violated:
+		if r.Verdict == checker.Violated && r.Property == c.Property {
+			return ""
+		}
+	case checker.OK:
+		if r.Verdict != checker.Violated {
+			return ""
+		}
+	default:
+		return ""
+	}
+	return "robust " + n.String() + ": got " + got + ", want " + c.NeighbourExpected()
+}
+
+// RunSuite loads every spec under dir (recursively, sorted, see FindSpecs), runs each of
+// their checks with the spec's options merged with opts (see MergeOptions), and writes one
+// row per check to w: spec, check, expected and actual outcome, distinct states, depth
+// (trace length for a violation) and time, then one indented line per difference from the
+// expectation. After a check come its robustness neighbours, one row each, named
+// "check[max_epoch+1]" (see CompareNeighbour). Only the time column varies between runs.
+// A spec that fails to load stops the suite before anything runs: the error is an
+// ErrorList per spec, joined.
 func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error) {
 	var rep SuiteReport
 	paths, err := FindSpecs(dir)
@@ -151,8 +195,13 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 			gotW = max(gotW, len(Outcome(checker.Violated, p)))
 		}
 		for i := range s.Checks {
-			checkW = max(checkW, len(s.Checks[i].Name))
-			expW = max(expW, len(s.Checks[i].Expected()))
+			c := &s.Checks[i]
+			checkW = max(checkW, len(c.Name))
+			expW = max(expW, len(c.Expected()))
+			for _, n := range c.Robust {
+				checkW = max(checkW, len(c.Name)+len(n.String())+2)
+				expW = max(expW, len(c.NeighbourExpected()))
+			}
 		}
 	}
 	gotW = max(gotW, expW)
@@ -181,12 +230,38 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 			if res.Verdict == checker.Incomplete && res.Reason != "" && c.Expect != checker.Incomplete {
 				fmt.Fprintf(w, "  incomplete: %s\n", res.Reason)
 			}
+			for _, n := range c.Robust {
+				nr, no, err := s.NeighbourRunnable(c, n)
+				if err != nil {
+					return rep, err
+				}
+				res := nr.Check(MergeOptions(no, opts, false))
+				rep.Neighbours++
+				row(s.Path, c.Name+"["+n.String()+"]", c.NeighbourExpected(), Outcome(res.Verdict, res.Property),
+					strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
+				if d := c.CompareNeighbour(n, res); d != "" {
+					rep.Mismatches++
+					rep.NeighbourMismatches++
+					fmt.Fprintf(w, "  mismatch: %s\n", d)
+				}
+				if res.Verdict == checker.Incomplete && res.Reason != "" {
+					fmt.Fprintf(w, "  incomplete: %s\n", res.Reason)
+				}
+			}
 		}
 	}
-	if rep.Mismatches == 0 {
-		fmt.Fprintf(w, "ok: %s in %s match their expectations\n", plural(rep.Checks, "check"), plural(len(loaded), "spec file"))
-	} else {
+	checks := plural(rep.Checks, "check")
+	if rep.Neighbours > 0 {
+		checks += " and " + plural(rep.Neighbours, "robustness neighbour")
+	}
+	switch {
+	case rep.Mismatches == 0:
+		fmt.Fprintf(w, "ok: %s in %s match their expectations\n", checks, plural(len(loaded), "spec file"))
+	case rep.Neighbours == 0:
 		fmt.Fprintf(w, "FAIL: %d of %d checks differ from their expectations\n", rep.Mismatches, rep.Checks)
+	default:
+		fmt.Fprintf(w, "FAIL: %d of %d checks and %d of %d robustness neighbours differ from their expectations\n",
+			rep.Mismatches-rep.NeighbourMismatches, rep.Checks, rep.NeighbourMismatches, rep.Neighbours)
 	}
 	return rep, nil
 }

@@ -34,6 +34,7 @@ type command struct {
 var commands = []command{
 	{"check", "check a spec's properties and print counterexamples", runCheck},
 	{"suite", "run every check of every spec under a folder and compare with its expectation", runSuite},
+	{"sweep", "run one check over a grid of constants and fault budgets and tabulate the verdicts", runSweep},
 	{"list", "list the model families: constants, faults, switches and properties", runList},
 	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
 	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},
@@ -92,6 +93,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Examples:")
 	fmt.Fprintln(w, "  kmc check specs/twophase.toml")
 	fmt.Fprintln(w, "  kmc suite specs/")
+	fmt.Fprintln(w, "  kmc sweep specs/kafka-14154.toml --check buggy --vary max_epoch=1..3")
 	fmt.Fprintln(w, "  kmc list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'kmc help COMMAND' for a command's flags.")

@@ -20,6 +20,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 const spec = "../../specs/twophase.toml"
 
+const kafka14154 = "../../specs/kafka-14154.toml"
+
 // mask replaces what varies between runs (elapsed times) or belongs to the engine.
 func mask(s string) string {
 	s = regexp.MustCompile(`\b\d+\.\d\ds\b`).ReplaceAllString(s, "T.TTs")
@@ -61,6 +63,14 @@ func TestCLI(t *testing.T) {
 		{"suite-ok", []string{"suite", "testdata/suite-ok", "--workers", "2"}, exitOK},
 		{"suite-mismatch", []string{"suite", "testdata/suite-mismatch", "--workers", "2"}, exitInternal},
 		{"suite-bad", []string{"suite", "testdata/suite-bad"}, exitUsage},
+		{"suite-robust", []string{"suite", "testdata/suite-robust", "--workers", "1"}, exitInternal},
+		{"help-sweep", []string{"sweep", "--help"}, exitOK},
+		{"sweep-twophase", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1"}, exitOK},
+		{"sweep-json", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1", "--format", "json"}, exitOK},
+		{"sweep-invalid", []string{"sweep", "../../specs/kafka-13077-precondition.toml", "--check", "buggy", "--vary", "min_isr=1..3", "--vary", "session_loss=0,1", "--workers", "1"}, exitOK},
+		{"sweep-bad-range", []string{"sweep", spec, "--check", "buggy", "--vary", "rms=1..3"}, exitUsage},
+		{"sweep-unknown-key", []string{"sweep", spec, "--check", "buggy", "--vary", "brokers=2..3"}, exitUsage},
+		{"sweep-no-check", []string{"sweep", spec, "--vary", "rms=2..3"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

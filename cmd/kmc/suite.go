@@ -52,7 +52,13 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	if rep.Mismatches > 0 {
-		hint(stderr, "run 'kmc check SPEC --check NAME' for a differing check's statistics and counterexample")
+		if rep.NeighbourMismatches > 0 {
+			hint(stderr, "'kmc check SPEC --check NAME --set KEY=VALUE' runs a robustness neighbour; "+
+				"'kmc sweep SPEC --check NAME --vary KEY=LO..HI' shows where the verdict changes")
+		}
+		if rep.Mismatches > rep.NeighbourMismatches {
+			hint(stderr, "run 'kmc check SPEC --check NAME' for a differing check's statistics and counterexample")
+		}
 		return exitInternal
 	}
 	return exitOK
