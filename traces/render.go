@@ -25,9 +25,9 @@ func RenderDOT(w io.Writer, dot []byte, format, layout string) error {
 		return fmt.Errorf("render: unknown format %q (want svg or png)", format)
 	}
 	ctx := context.Background()
-	gv, err := graphviz.New(ctx)
+	gv, err := newGraphviz(ctx)
 	if err != nil {
-		return fmt.Errorf("render: start graphviz: %w", err)
+		return err
 	}
 	defer gv.Close()
 	if layout != "" {

@@ -1,9 +1,12 @@
 package graphviz
 
 import (
+	"context"
+
 	"github.com/goccy/go-graphviz/cdt"
 	"github.com/goccy/go-graphviz/cgraph"
 	"github.com/goccy/go-graphviz/gvc"
+	"github.com/goccy/go-graphviz/internal/wasm"
 )
 
 // types from cdt package.
@@ -86,13 +89,24 @@ type (
 	Color               = gvc.Color
 )
 
-// variables from cgraph package.
+// variables from cgraph package. kmc patch: cgraph makes them when the module is
+// instantiated (see internal/wasm/lazy.go); they are copied here then.
 var (
-	Directed         = cgraph.Directed
-	StrictDirected   = cgraph.StrictDirected
-	UnDirected       = cgraph.UnDirected
-	StrictUnDirected = cgraph.StrictUnDirected
+	Directed         *GraphDescriptor
+	StrictDirected   *GraphDescriptor
+	UnDirected       *GraphDescriptor
+	StrictUnDirected *GraphDescriptor
 )
+
+func init() {
+	wasm.OnInit(func(context.Context) error {
+		Directed = cgraph.Directed
+		StrictDirected = cgraph.StrictDirected
+		UnDirected = cgraph.UnDirected
+		StrictUnDirected = cgraph.StrictUnDirected
+		return nil
+	})
+}
 
 // const variables from cgraph package.
 const (

@@ -50,7 +50,7 @@ func New(ctx context.Context) (*Graphviz, error) {
 	}
 	return &Graphviz{
 		ctx:    c,
-		dir:    Directed,
+		dir:    cgraph.Directed,
 		layout: DOT,
 	}, nil
 }
@@ -62,7 +62,7 @@ func NewWithPlugins(ctx context.Context, plugins ...Plugin) (*Graphviz, error) {
 	}
 	return &Graphviz{
 		ctx:    c,
-		dir:    Directed,
+		dir:    cgraph.Directed,
 		layout: DOT,
 	}, nil
 }

@@ -284,6 +284,9 @@ func (d *DataDict) getWasm() *wasm.DataDict {
 type ID uint64
 
 func ParseBytes(bytes []byte) (*Graph, error) {
+	if err := wasm.Ensure(); err != nil { // kmc patch: see internal/wasm/lazy.go
+		return nil, err
+	}
 	graph, err := wasm.MemRead(context.Background(), string(bytes))
 	if err != nil {
 		return nil, err
@@ -307,6 +310,9 @@ func ParseFile(path string) (*Graph, error) {
 }
 
 func Open(name string, desc *Desc, disc *Disc) (*Graph, error) {
+	if err := wasm.Ensure(); err != nil { // kmc patch: see internal/wasm/lazy.go
+		return nil, err
+	}
 	graph, err := wasm.Open(context.Background(), name, desc.getWasm(), disc.getWasm())
 	if err != nil {
 		return nil, err

@@ -13,10 +13,10 @@ var (
 	StrictUnDirected *Desc
 )
 
+// kmc patch: the descriptors are made when the module is instantiated (wasm.Init), no
+// longer at package initialisation.
 func init() {
-	if err := setGlobalVars(context.Background()); err != nil {
-		panic(err)
-	}
+	wasm.OnInit(setGlobalVars)
 }
 
 func setGlobalVars(ctx context.Context) error {

@@ -20,6 +20,9 @@ type Context struct {
 }
 
 func New(ctx context.Context) (*Context, error) {
+	if err := wasm.Ensure(); err != nil { // kmc patch: see internal/wasm/lazy.go
+		return nil, err
+	}
 	plugins, err := DefaultPlugins(ctx)
 	if err != nil {
 		return nil, err
@@ -28,6 +31,9 @@ func New(ctx context.Context) (*Context, error) {
 }
 
 func NewWithPlugins(ctx context.Context, plugins ...Plugin) (*Context, error) {
+	if err := wasm.Ensure(); err != nil { // kmc patch: see internal/wasm/lazy.go
+		return nil, err
+	}
 	plgs, err := newPlugins(ctx, plugins...)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,21 @@
 package gvc
 
 import (
+	"context"
+
 	"github.com/goccy/go-graphviz/internal/wasm"
 )
 
+// kmc patch: the engines are registered when the module is instantiated (wasm.Init), no
+// longer at package initialisation.
 func init() {
+	wasm.OnInit(func(context.Context) error {
+		registerEngines()
+		return nil
+	})
+}
+
+func registerEngines() {
 	getRenderEnginePtr := func(job *wasm.Job) uint64 {
 		return job.GetGvc().GetApi()[wasm.API_RENDER].GetTypeptr().GetEngine().(uint64)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"unsafe"
@@ -392,14 +391,21 @@ func CreateCallbackFunc[T any](cb T, funcID uint64) *CallbackFunc[T] {
 	}
 }
 
-func init() {
-	ctx := context.Background()
+// instantiate is go-graphviz's former init function (kmc patch: see lazy.go). It panics on
+// failure, as before; Init recovers. The runtime is closed when instantiation fails.
+func instantiate(ctx context.Context, cacheDir string) {
 	cfg := wazero.NewRuntimeConfig()
-	if cache := getCompilationCache(); cache != nil {
+	if cache := getCompilationCache(cacheDir); cache != nil {
 		cfg = cfg.WithCompilationCache(cache)
 	}
 
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
+	instantiated := false
+	defer func() {
+		if !instantiated {
+			r.Close(ctx)
+		}
+	}()
 
 	env := r.NewHostModuleBuilder("env")
 	env = env.NewFunctionBuilder().WithGoModuleFunction(
@@ -2990,6 +2996,7 @@ func init() {
 	API_TEXTLAYOUT = API(mod.getEnumValue(ctx, "API_textlayout"))
 	API_DEVICE = API(mod.getEnumValue(ctx, "API_device"))
 	API_LOADIMAGE = API(mod.getEnumValue(ctx, "API_loadimage"))
+	instantiated = true
 }
 
 func (m *WasmModule) getEnumValue(ctx context.Context, value string) int {
@@ -3004,16 +3011,15 @@ func WasmPtr(v wasmStruct) uint64 {
 	return v.getPtr()
 }
 
-func getCompilationCache() wazero.CompilationCache {
-	tmpDir := os.TempDir()
-	if tmpDir == "" {
+// getCompilationCache opens the compilation cache in cacheDir ("" or an unusable folder:
+// none). kmc patch: the folder is the caller's, no longer os.TempDir()/go-graphviz, which
+// the first user to run a go-graphviz program owns.
+func getCompilationCache(cacheDir string) wazero.CompilationCache {
+	if cacheDir == "" {
 		return nil
 	}
-	cacheDir := filepath.Join(tmpDir, "go-graphviz")
-	if _, err := os.Stat(cacheDir); err != nil {
-		if err := os.Mkdir(cacheDir, 0o755); err != nil {
-			return nil
-		}
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		return nil
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 	if err != nil {

@@ -75,12 +75,21 @@ var (
 )
 
 func SetWasmFileSystem(fs fs.FS) {
+	// kmc patch: the module may not be instantiated yet (see lazy.go).
+	initMu.Lock()
+	defer initMu.Unlock()
 	fsMu.Lock()
-	mod.fs.subFS = fs
-	fsMu.Unlock()
+	defer fsMu.Unlock()
+	pendingFS = fs
+	if mod != nil {
+		mod.fs.subFS = fs
+	}
 }
 
 func FileSystem() fs.FS {
+	if err := Ensure(); err != nil {
+		return nil
+	}
 	fsMu.Lock()
 	defer fsMu.Unlock()
 	return mod.fs
