@@ -217,8 +217,8 @@ func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
 	if errors.As(err, &list) {
 		fmt.Fprintln(stderr, list.Error())
 		n := "1 error"
-		if len(list) != 1 {
-			n = strconv.Itoa(len(list)) + " errors"
+		if list.Total() != 1 {
+			n = strconv.Itoa(list.Total()) + " errors"
 		}
 		fmt.Fprintf(stderr, "kmc: %s: %s\n", path, n)
 		hint(stderr, "run 'kmc list' for the models' constants, switches and properties")
