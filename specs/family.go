@@ -59,6 +59,19 @@ type Family struct {
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	Build            func(cfg Config) (checker.Runnable, error)
+	// Validate, when not nil, checks the rules of a configuration that tie fields together
+	// (min_isr <= brokers), as Build would, without building; its messages name the fields
+	// by their spec names. When nil, the loader calls Build instead.
+	Validate func(cfg Config) error
+}
+
+// validate checks cfg as Build would: by Validate when the family has one.
+func (f Family) validate(cfg Config) error {
+	if f.Validate != nil {
+		return f.Validate(cfg)
+	}
+	_, err := f.Build(cfg)
+	return err
 }
 
 // Families returns every model family, in a fixed order.

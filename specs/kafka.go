@@ -63,6 +63,10 @@ func kafkaFamily() Family {
 		},
 		Properties: props,
 		Build:      buildKafka,
+		Validate: func(cfg Config) error {
+			c := KafkaConfig(cfg)
+			return c.Validate()
+		},
 	}
 }
 

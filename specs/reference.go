@@ -48,7 +48,18 @@ func referenceFamily() Family {
 		},
 		Symmetry: true,
 		Build:    buildReference,
+		Validate: validateReference,
 	}
+}
+
+func validateReference(cfg Config) error {
+	v := reference.Variant(cfg.Values["variant"])
+	if v == reference.AsyncIsr {
+		return reference.AsyncConfig{Replicas: cfg.Values["replicas"], MaxOffset: cfg.Values["max_offset"],
+			MaxVersion: cfg.Values["max_version"]}.Validate()
+	}
+	return reference.Config{Variant: v, Replicas: cfg.Values["replicas"], LogSize: cfg.Values["log_size"],
+		MaxRecords: cfg.Values["max_records"], MaxLeaderEpoch: cfg.Values["max_leader_epoch"]}.Validate()
 }
 
 func buildReference(cfg Config) (checker.Runnable, error) {

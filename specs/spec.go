@@ -213,6 +213,10 @@ type validator struct {
 	path string
 	pos  map[string]keyPos
 	errs ErrorList
+	// Where each constant and fault is set, by name: the path of its key in [constants] or
+	// [faults] (or a --set), and per check in the check's own tables. For cross-field errors.
+	baseSet map[string]string
+	setIn   []map[string]string
 }
 
 // at is the position of the key at path, or of the nearest enclosing key that has one.
@@ -535,6 +539,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		v.params(consts, "constants", fam.Constants, base)
 		v.params(faults, "faults", fam.Faults, base)
 	}
+	v.baseSet = explicit("", consts, faults)
 
 	// limits and options
 	if lim := v.table(raw, "limits"); lim != nil {
@@ -602,6 +607,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 	}
 
 	v.checks(s, raw, base)
+	v.crossCheck(s)
 
 	if len(v.errs) == 0 && len(s.Fairness) > 0 {
 		// Action kinds are known only to the model: build the first check to learn them.
@@ -713,6 +719,7 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			v.params(consts, prefix+".constants", fam.Constants, vals)
 			v.params(faults, prefix+".faults", fam.Faults, vals)
 		}
+		v.setIn = append(v.setIn, explicit(prefix, consts, faults))
 		sw := map[string]bool{}
 		for _, f := range fixes {
 			sw[f] = true
