@@ -41,10 +41,14 @@ type checkFlags struct {
 	symmetry   bool
 	fullStates bool
 	out        string
+	force      bool
 	format     string
 	dumpGraph  string
 	dumpMax    int
 }
+
+// afterSearch is called when a check's search returns; tests replace it.
+var afterSearch = func() {}
 
 // newStop returns a channel closed on SIGINT and a function that stops listening. Tests
 // replace it.
@@ -76,7 +80,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
-	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html")
+	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, and "+traces.ManifestName)
+	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
 	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
 	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
@@ -132,6 +137,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		checks = []specs.Check{*c}
 	}
 
+	if f.out != "" {
+		for i := range checks {
+			if err := traces.PrepareDir(filepath.Join(f.out, checks[i].Name), f.force); err != nil {
+				fmt.Fprintf(stderr, "kmc: check: --out: %v\n", err)
+				if errors.Is(err, traces.ErrNotKmcOutput) {
+					hint(stderr, "move it away, or pass --force to have kmc move it aside (kmc deletes nothing it did not write)")
+				} else {
+					hint(stderr, "--out needs a folder kmc can create and write in")
+				}
+				return exitUsage
+			}
+		}
+	} else if f.force {
+		return usageError(stderr, "check", "--force needs --out")
+	}
+
 	forceMemory := over.MemoryBytes != 0
 	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
 		over.MemoryBytes = defaultMemory()
@@ -173,6 +194,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		out.start(spec, c, opts)
 		res := r.Check(opts)
+		afterSearch()
 		select {
 		case <-stop:
 			if res.Verdict == checker.Incomplete {
@@ -180,15 +202,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		default:
 		}
-		files := []string{}
+		var written traces.Written
+		var werr error
 		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			files, err = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates)
-			if err != nil {
-				fmt.Fprintf(stderr, "kmc: check: %v\n", err)
-				return exitInternal
-			}
+			written, werr = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates, f.force)
 		}
-		out.done(spec, c, res, files)
+		out.done(spec, c, res, written.Paths, werr)
+		if written.Aside != "" {
+			fmt.Fprintf(stderr, "kmc: check: moved the previous %s, which holds files kmc did not write, to %s\n",
+				filepath.Join(f.out, c.Name), written.Aside)
+		}
+		if werr != nil {
+			fmt.Fprintf(stderr, "kmc: check: --out: %v\n", werr)
+		}
 		if code := exitCode(spec, res); result == exitOK || (result == exitIncomplete && code != exitOK) {
 			result = code
 		}
@@ -272,15 +298,15 @@ func defaultMemory() int64 {
 }
 
 // writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
-// PNG, sequence chart, HTML report) into dir, all or nothing, and returns the paths written.
-func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full bool) ([]string, error) {
+// PNG, sequence chart, HTML report) into dir, all or nothing (see traces.WriteAll).
+func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full, force bool) (traces.Written, error) {
 	st := res.Stats
 	info := traces.ReportInfo{
 		Title: spec.Path + ", check " + c.Name, Spec: spec.Path, Check: c.Name,
 		Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
 		Command: "kmc check " + strings.Join(args, " "),
 	}
-	return traces.WriteAll(dir, res.Trace, info, full)
+	return traces.WriteAll(dir, res.Trace, info, traces.WriteOptions{FullStates: full, Force: force})
 }
 
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.
@@ -356,11 +382,18 @@ func (o *checkOutput) progress(st checker.Stats) {
 		st.Depth, st.Generated, st.Distinct, st.Queue, rate)
 }
 
-func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string) {
+func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string, writeErr error) {
+	if files == nil {
+		files = []string{}
+	}
 	if o.json {
 		if res.Trace != nil {
-			o.event(map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
-				"trace": traceJSON(res.Trace), "files": files})
+			ev := map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
+				"trace": traceJSON(res.Trace), "files": files}
+			if writeErr != nil {
+				ev["write_error"] = writeErr.Error()
+			}
+			o.event(ev)
 		}
 		st := res.Stats
 		o.event(map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
