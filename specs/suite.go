@@ -111,8 +111,9 @@ func FindSpecs(dir string) ([]string, error) {
 
 // SuiteReport is what RunSuite found.
 type SuiteReport struct {
-	Checks     int
-	Mismatches int
+	Checks      int // checks run to the end
+	Mismatches  int
+	Interrupted bool // opts.Stop was closed: the checks after Checks were not run
 }
 
 // RunSuite loads every spec under dir (recursively, sorted), runs each of their checks with
@@ -120,7 +121,9 @@ type SuiteReport struct {
 // spec, check, expected and actual outcome, distinct states, depth (trace length for a
 // violation) and time, then one indented line per difference from the expectation. Only
 // the time column varies between runs. A spec that fails to load stops the suite before
-// anything runs: the error is an ErrorList per spec, joined.
+// anything runs: the error is an ErrorList per spec, joined. Closing opts.Stop interrupts
+// the suite: a search it cuts short is shown as "interrupted" (not a difference), no
+// further check runs, and the report says so.
 func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error) {
 	var rep SuiteReport
 	paths, err := FindSpecs(dir)
@@ -160,14 +163,28 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %-*s  %10s  %5s  %s\n", specW, spec, checkW, check, expW, exp, gotW, got, states, depth, t)
 	}
 	row("SPEC", "CHECK", "EXPECTED", "GOT", "STATES", "DEPTH", "TIME")
+	total := 0
+	for _, s := range loaded {
+		total += len(s.Checks)
+	}
+run:
 	for _, s := range loaded {
 		for i := range s.Checks {
 			c := &s.Checks[i]
+			if rep.Interrupted = rep.Checks > 0 && stopped(opts.Stop); rep.Interrupted {
+				break run
+			}
 			r, o, err := s.Runnable(c)
 			if err != nil {
 				return rep, err
 			}
 			res := r.Check(MergeOptions(o, opts, false))
+			if res.Verdict == checker.Incomplete && stopped(opts.Stop) {
+				rep.Interrupted = true
+				row(s.Path, c.Name, c.Expected(), "interrupted",
+					strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
+				break run
+			}
 			rep.Checks++
 			row(s.Path, c.Name, c.Expected(), Outcome(res.Verdict, res.Property),
 				strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
@@ -183,9 +200,14 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 			}
 		}
 	}
-	if rep.Mismatches == 0 {
+	switch {
+	case rep.Interrupted && rep.Mismatches == 0:
+		fmt.Fprintf(w, "interrupted after %d of %s; the rest were not run\n", rep.Checks, plural(total, "check"))
+	case rep.Interrupted:
+		fmt.Fprintf(w, "interrupted after %d of %s; %d of them differ from their expectations\n", rep.Checks, plural(total, "check"), rep.Mismatches)
+	case rep.Mismatches == 0:
 		fmt.Fprintf(w, "ok: %s in %s match their expectations\n", plural(rep.Checks, "check"), plural(len(loaded), "spec file"))
-	} else {
+	default:
 		fmt.Fprintf(w, "FAIL: %d of %d checks differ from their expectations\n", rep.Mismatches, rep.Checks)
 	}
 	return rep, nil
@@ -194,6 +216,16 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 // FormatElapsed prints a duration in seconds with two decimals: "0.01s", "12.34s".
 func FormatElapsed(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+}
+
+// stopped reports whether stop is closed (never, for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func plural(n int, what string) string {

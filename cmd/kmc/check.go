@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -49,23 +48,6 @@ type checkFlags struct {
 
 // afterSearch is called when a check's search returns; tests replace it.
 var afterSearch = func() {}
-
-// newStop returns a channel closed on SIGINT and a function that stops listening. Tests
-// replace it.
-var newStop = func() (<-chan struct{}, func()) {
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-			close(stop)
-		case <-done:
-		}
-	}()
-	return stop, func() { signal.Stop(sig); close(done) }
-}
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var f checkFlags
@@ -168,8 +150,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}
 	result := exitOK
+	var notRun []string // checks skipped after an interrupt
+	cut := false        // an interrupt cut a search short
 	for i := range checks {
 		c := &checks[i]
+		if i > 0 && stopped(stop) { // the signal came after the previous check's search
+			for _, c := range checks[i:] {
+				notRun = append(notRun, c.Name)
+			}
+			break
+		}
 		r, opts, err := spec.Runnable(c)
 		if err != nil {
 			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
@@ -195,12 +185,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		out.start(spec, c, opts)
 		res := r.Check(opts)
 		afterSearch()
-		select {
-		case <-stop:
-			if res.Verdict == checker.Incomplete {
-				res.Reason = "interrupted"
-			}
-		default:
+		if res.Verdict == checker.Incomplete && stopped(stop) {
+			res.Reason, cut = "interrupted", true
 		}
 		var written traces.Written
 		var werr error
@@ -215,17 +201,28 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if werr != nil {
 			fmt.Fprintf(stderr, "kmc: check: --out: %v\n", werr)
 		}
-		if code := exitCode(spec, res); result == exitOK || (result == exitIncomplete && code != exitOK) {
-			result = code
-		}
-		select {
-		case <-stop:
-			if !out.json {
-				fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+		result = worse(result, exitCode(spec, res))
+		if cut {
+			for _, c := range checks[i+1:] {
+				notRun = append(notRun, c.Name)
 			}
-			return exitIncomplete
-		default:
+			break
 		}
+	}
+	if cut || len(notRun) > 0 {
+		// Interrupted: the run is incomplete, unless a check found a violation before.
+		result = worse(result, exitIncomplete)
+		if out.json {
+			out.event(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
+			return result
+		}
+		if cut {
+			fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+		}
+		if len(notRun) > 0 {
+			fmt.Fprintf(stderr, "kmc: check: interrupted; not run: %s\n", strings.Join(notRun, ", "))
+		}
+		return result
 	}
 	if result == exitIncomplete && !out.json {
 		hint(stderr, "raise the limit that was hit (--max-states, --max-depth, --memory, --time) or shrink the spec's constants")

@@ -53,6 +53,14 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	if rep.Mismatches > 0 {
 		hint(stderr, "run 'kmc check SPEC --check NAME' for a differing check's statistics and counterexample")
+	}
+	if rep.Interrupted {
+		fmt.Fprintln(stderr, "kmc: suite: interrupted")
+		if rep.Mismatches == 0 {
+			return exitIncomplete
+		}
+	}
+	if rep.Mismatches > 0 {
 		return exitInternal
 	}
 	return exitOK
