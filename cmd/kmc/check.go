@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,8 +10,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 
 	"kmc/checker"
 	"kmc/specs"
@@ -75,6 +76,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.format != "text" && f.format != "json" {
 		return usageError(stderr, "check", "--format must be text or json (got %q)", f.format)
+	}
+	if f.dumpMax < 1 {
+		return usageError(stderr, "check", "--dump-graph-max must be at least 1 (got %d)", f.dumpMax)
 	}
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 {
 		return usageError(stderr, "check", "--workers, --max-states and --max-depth must not be negative")
@@ -272,26 +276,14 @@ func exitCode(spec *specs.Spec, res checker.Result) int {
 	return exitIncomplete
 }
 
-// defaultMemory is the default memory budget: 60% of MemTotal in /proc/meminfo, or 0 (no
-// budget) when it cannot be read.
-func defaultMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
+// heapBytes is the memory of the live and not yet collected objects of the heap.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024 / 10 * 6
-		}
-	}
-	return 0
+	return int64(s[0].Value.Uint64())
 }
 
 // writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
@@ -326,7 +318,8 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	o.last = checker.Stats{}
 	if o.json {
 		o.event(map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
-			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers})
+			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers,
+			"memory_budget_bytes": opts.MemoryBytes})
 		return
 	}
 	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
@@ -475,9 +468,48 @@ func traceJSON(t *checker.Trace) map[string]any {
 }
 
 // dumpGraph writes the whole reachable graph of r as DOT to path, refusing (exit 2) when it
-// has more than max states.
+// has more than max states. It honours opts.Stop and opts.MemoryBytes (the heap, sampled):
+// either stops it with nothing written (exit 3). The engine's Graph does not poll them, so
+// its exploration is left to run on until the process exits.
 func dumpGraph(path string, max int, r checker.Runnable, opts checker.Options, stderr io.Writer) int {
-	g, err := r.Graph(max, opts)
+	type graphResult struct {
+		g   *checker.Graph
+		err error
+	}
+	over := func() bool { return opts.MemoryBytes > 0 && heapBytes() > opts.MemoryBytes }
+	var res graphResult
+	if !stopped(opts.Stop) && !over() {
+		done := make(chan graphResult, 1)
+		go func() {
+			g, err := r.Graph(max, opts)
+			done <- graphResult{g, err}
+		}()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+	wait:
+		for {
+			select {
+			case res = <-done:
+				break wait
+			case <-opts.Stop:
+				break wait
+			case <-tick.C:
+				if over() {
+					break wait
+				}
+			}
+		}
+	}
+	if res.g == nil && res.err == nil {
+		if stopped(opts.Stop) {
+			fmt.Fprintf(stderr, "kmc: check: --dump-graph: interrupted; no graph written\n")
+		} else {
+			fmt.Fprintf(stderr, "kmc: check: --dump-graph: memory budget %s reached; no graph written\n", specs.FormatSize(opts.MemoryBytes))
+			hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --memory")
+		}
+		return exitIncomplete
+	}
+	g, err := res.g, res.err
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --dump-graph-max")

@@ -25,6 +25,7 @@ func mask(s string) string {
 	s = regexp.MustCompile(`\b\d+\.\d\ds\b`).ReplaceAllString(s, "T.TTs")
 	s = regexp.MustCompile(`"elapsed_seconds":[0-9.e+-]+`).ReplaceAllString(s, `"elapsed_seconds":T`)
 	// the engine's memory estimate is the engine's business, not the CLI's
+	s = regexp.MustCompile(`"memory_budget_bytes":\d+`).ReplaceAllString(s, `"memory_budget_bytes":B`)
 	return regexp.MustCompile(`"memory_bytes":\d+`).ReplaceAllString(s, `"memory_bytes":M`)
 }
 

@@ -170,3 +170,28 @@ func TestRealSignals(t *testing.T) {
 		}
 	}
 }
+
+// Reference: issue 11, defect 7: --dump-graph honours --memory and an interrupt (no graph
+// written, exit 3), and --dump-graph-max must be positive.
+func TestDumpGraphLimits(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"check", spec, "--check", "fixed", "--workers", "1", "--set", "rms=4", "--dump-graph-max", "2000"}
+	path := filepath.Join(dir, "mem.dot")
+	code, _, stderr := runCLI(append(base, "--dump-graph", path, "--memory", "1KiB")...)
+	if _, err := os.Stat(path); code != exitIncomplete || err == nil || !strings.Contains(stderr, "memory budget") {
+		t.Errorf("--memory 1KiB: got exit %d, file %v\n%s", code, err, stderr)
+	}
+
+	stop := stopOn(t)
+	stop()
+	path = filepath.Join(dir, "int.dot")
+	code, _, stderr = runCLI(append(base, "--dump-graph", path)...)
+	if _, err := os.Stat(path); code != exitIncomplete || err == nil || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("interrupted: got exit %d, file %v\n%s", code, err, stderr)
+	}
+
+	code, _, stderr = runCLI("check", spec, "--check", "fixed", "--dump-graph", filepath.Join(dir, "x.dot"), "--dump-graph-max", "-1")
+	if code != exitUsage || !strings.Contains(stderr, "--dump-graph-max") {
+		t.Errorf("--dump-graph-max -1: got exit %d\n%s", code, stderr)
+	}
+}
