@@ -99,6 +99,7 @@ const (
 	MaxSpecBytes = 1 << 20 // a spec file's size
 	MaxNesting   = 32      // nested tables and arrays, and the parts of a dotted key
 	MaxErrors    = 50      // errors reported per file; the rest are counted
+	MaxWorkers   = 256     // search workers: the engine uses no more (one per fingerprint-set shard)
 	maxGot       = 60      // bytes of an offending value quoted in an error
 )
 
@@ -551,16 +552,19 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 			s.Options.MaxDepth = int(n)
 		}
 		if x, ok := lim["memory"]; ok {
+			const notPositive = "must be positive; leave it out for the default"
 			switch m := x.(type) {
 			case int64:
-				if m < 0 {
-					v.errVal("limits.memory", "must not be negative", x)
+				if m <= 0 {
+					v.errVal("limits.memory", notPositive, x)
 				}
 				s.Options.MemoryBytes = max(m, 0)
 			case string:
 				n, err := ParseSize(m)
 				if err != nil {
 					v.errVal("limits.memory", err.Error(), x)
+				} else if n <= 0 {
+					v.errVal("limits.memory", notPositive, x)
 				}
 				s.Options.MemoryBytes = n
 			default:
@@ -589,7 +593,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 				s.Options.Symmetry = sym
 			}
 		}
-		if n, ok := v.integer(opt, "options", "workers", 0, 4096); ok {
+		if n, ok := v.integer(opt, "options", "workers", 0, MaxWorkers); ok {
 			s.Options.Workers = int(n)
 		}
 	}

@@ -83,11 +83,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 {
 		return usageError(stderr, "check", "--workers, --max-states and --max-depth must not be negative")
 	}
+	if f.workers > specs.MaxWorkers {
+		return usageError(stderr, "check", "--workers must be at most %d, the engine's most (got %d)", specs.MaxWorkers, f.workers)
+	}
 	var over checker.Options
 	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
 	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
 	if f.memory != "" {
 		n, err := specs.ParseSize(f.memory)
+		if err == nil && n <= 0 {
+			err = errors.New("must be positive; leave it out for the default")
+		}
 		if err != nil {
 			return usageError(stderr, "check", "--memory: %v (got %q)", err, f.memory)
 		}
@@ -172,7 +178,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		opts = specs.MergeOptions(opts, over, forceMemory)
 		if opts.Workers == 0 {
-			opts.Workers = runtime.NumCPU()
+			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
 		if f.dumpGraph != "" {
