@@ -44,6 +44,10 @@ type Config struct {
 	Values     map[string]int
 	Switches   map[string]bool
 	Properties []string
+	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
+	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
+	// same canonical form, match the model's whatever order another tool wrote sets in.
+	Canon func(dst, itf []byte) []byte
 }
 
 // Family is a model family kmc can check: its parameters, switches and properties, and a

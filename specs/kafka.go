@@ -97,5 +97,5 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, d.Build(m))
 	}
-	return checker.Bind[model.State](m, props), nil
+	return bind[model.State](m, props, cfg), nil
 }

@@ -98,7 +98,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.State](m, props), nil
+	return bind[reference.State](m, props, cfg), nil
 }
 
 func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
@@ -125,5 +125,5 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.AsyncState](m, props), nil
+	return bind[reference.AsyncState](m, props, cfg), nil
 }
