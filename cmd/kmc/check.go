@@ -58,7 +58,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
-	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else 60% of RAM)")
+	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else from the RAM, cgroup and ulimit limits: see README)")
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")

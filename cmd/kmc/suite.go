@@ -19,7 +19,7 @@ const suiteExamples = `  kmc suite specs/
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
-	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: 60% of RAM)")
+	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
