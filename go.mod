@@ -18,3 +18,6 @@ require (
 	golang.org/x/image v0.21.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 )
+
+// go-graphviz v0.2.10 with its start-up work made lazy: see third_party/go-graphviz/KMC-PATCH.md.
+replace github.com/goccy/go-graphviz => ./third_party/go-graphviz

@@ -44,6 +44,10 @@ type Config struct {
 	Values     map[string]int
 	Switches   map[string]bool
 	Properties []string
+	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
+	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
+	// same canonical form, match the model's whatever order another tool wrote sets in.
+	Canon func(dst, itf []byte) []byte
 }
 
 // Family is a model family kmc can check: its parameters, switches and properties, and a
@@ -59,6 +63,19 @@ type Family struct {
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	Build            func(cfg Config) (checker.Runnable, error)
+	// Validate, when not nil, checks the rules of a configuration that tie fields together
+	// (min_isr <= brokers), as Build would, without building; its messages name the fields
+	// by their spec names. When nil, the loader calls Build instead.
+	Validate func(cfg Config) error
+}
+
+// validate checks cfg as Build would: by Validate when the family has one.
+func (f Family) validate(cfg Config) error {
+	if f.Validate != nil {
+		return f.Validate(cfg)
+	}
+	_, err := f.Build(cfg)
+	return err
 }
 
 // Families returns every model family, in a fixed order.

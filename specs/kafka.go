@@ -63,6 +63,10 @@ func kafkaFamily() Family {
 		},
 		Properties: props,
 		Build:      buildKafka,
+		Validate: func(cfg Config) error {
+			c := KafkaConfig(cfg)
+			return c.Validate()
+		},
 	}
 }
 
@@ -93,7 +97,7 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, d.Build(m))
 	}
-	return checker.Bind[model.State](m, props), nil
+	return bind[model.State](m, props, cfg), nil
 }
 
 // The Kafka model reports the steps its bounds cut (max_epoch, max_records, fault budgets).

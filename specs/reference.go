@@ -48,7 +48,18 @@ func referenceFamily() Family {
 		},
 		Symmetry: true,
 		Build:    buildReference,
+		Validate: validateReference,
 	}
+}
+
+func validateReference(cfg Config) error {
+	v := reference.Variant(cfg.Values["variant"])
+	if v == reference.AsyncIsr {
+		return reference.AsyncConfig{Replicas: cfg.Values["replicas"], MaxOffset: cfg.Values["max_offset"],
+			MaxVersion: cfg.Values["max_version"]}.Validate()
+	}
+	return reference.Config{Variant: v, Replicas: cfg.Values["replicas"], LogSize: cfg.Values["log_size"],
+		MaxRecords: cfg.Values["max_records"], MaxLeaderEpoch: cfg.Values["max_leader_epoch"]}.Validate()
 }
 
 func buildReference(cfg Config) (checker.Runnable, error) {
@@ -87,7 +98,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.State](m, props), nil
+	return bind[reference.State](m, props, cfg), nil
 }
 
 func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
@@ -114,7 +125,7 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[reference.AsyncState](m, props), nil
+	return bind[reference.AsyncState](m, props, cfg), nil
 }
 
 // The reference port reports the steps its bounds cut: MaxLeaderEpoch, MaxRecords and

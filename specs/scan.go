@@ -207,3 +207,116 @@ func skipValue(s string, i, depth int, inML string) (int, int, string) {
 	}
 	return i, depth, inML
 }
+
+// checkNesting rejects, before the TOML parser sees it, a document nested deeper than
+// MaxNesting: inline tables and arrays inside one another, or a key (in a key/value line,
+// an inline table or a table header) of more than MaxNesting dotted parts. The parser's
+// time grows with the square of the depth. It reports the first place the limit is
+// passed, and skips strings and comments; anything it does not understand is left to the
+// parser.
+func checkNesting(file, src string) *Error {
+	line, col := 1, 0
+	var stack []byte // open '[' and '{' of values
+	inKey := true    // reading a key: at the start of a line or after '{' or ',' in a table
+	parts := 1       // dotted parts of the key being read
+	lineStart := true
+	tooDeep := func() *Error {
+		return &Error{Pos: Pos{file, line, col}, Problem: "nested deeper than " + strconv.Itoa(MaxNesting) +
+			" levels (inline tables, arrays or the parts of a dotted key)"}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		col++
+		if c == '\n' {
+			line, col = line+1, 0
+			if len(stack) == 0 {
+				inKey, parts, lineStart = true, 1, true
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' {
+			continue
+		}
+		header := lineStart && len(stack) == 0 && c == '['
+		lineStart = false
+		switch c {
+		case '#':
+			for i+1 < len(src) && src[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			delim := string(c)
+			if strings.HasPrefix(src[i:], strings.Repeat(delim, 3)) {
+				delim = strings.Repeat(delim, 3)
+			}
+			j := i + len(delim)
+			for j < len(src) && !strings.HasPrefix(src[j:], delim) {
+				if c == '"' && src[j] == '\\' {
+					j++
+				} else if src[j] == '\n' && len(delim) == 1 {
+					break
+				}
+				j++
+			}
+			j = min(j+len(delim), len(src))
+			// Keep the position right across a multi-line string.
+			for k := i + 1; k < j; k++ {
+				col++
+				if src[k] == '\n' {
+					line, col = line+1, 0
+				}
+			}
+			i = j - 1
+		case '[':
+			if header {
+				// A table header: count the parts of its key, up to its ']'.
+				parts = 1
+				j := i + 1
+				for ; j < len(src) && src[j] != '\n' && src[j] != ']'; j++ {
+					switch src[j] {
+					case '.':
+						if parts++; parts > MaxNesting {
+							col += j - i
+							return tooDeep()
+						}
+					case '"', '\'':
+						k := strings.IndexAny(src[j+1:], src[j:j+1]+"\n")
+						if k < 0 || src[j+1+k] == '\n' {
+							return nil // an unterminated string: the parser reports it
+						}
+						j += k + 1
+					}
+				}
+				col += j - 1 - i
+				i = j - 1
+				inKey = false
+				continue
+			}
+			fallthrough
+		case '{':
+			if len(stack) >= MaxNesting {
+				return tooDeep()
+			}
+			stack = append(stack, c)
+			inKey, parts = c == '{', 1
+		case ']', '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			inKey = false
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1] == '{' {
+				inKey, parts = true, 1
+			}
+		case '=':
+			inKey = false
+		case '.':
+			if inKey {
+				if parts++; parts > MaxNesting {
+					return tooDeep()
+				}
+			}
+		}
+	}
+	return nil
+}

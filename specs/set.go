@@ -19,6 +19,15 @@ const SetFile = "--set"
 func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 	for i, arg := range sets {
 		line := i + 1
+		if nl := strings.IndexAny(arg, "\r\n"); nl >= 0 {
+			// TOML would read what follows as more keys, silently.
+			key := ""
+			if eq := strings.IndexByte(arg[:nl], '='); eq > 0 {
+				key = strings.TrimSpace(arg[:eq])
+			}
+			v.add(Pos{SetFile, line, nl + 1}, key, "a value must be one line", nil)
+			continue
+		}
 		eq := strings.IndexByte(arg, '=')
 		if eq <= 0 {
 			v.add(Pos{SetFile, line, 1}, "", "want key=value", arg)

@@ -5,10 +5,12 @@ package specs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -74,7 +76,8 @@ type Error struct {
 	Pos     Pos
 	Key     string // the key path: "constants.brokers", "check[1].expect"
 	Problem string
-	Got     string // the offending value as written in TOML, or ""
+	Got     string // the offending value as written in TOML (cut short), or ""
+	more    int    // for the last entry of a capped ErrorList: the errors left out
 }
 
 func (e *Error) Error() string {
@@ -94,9 +97,38 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// ErrorList is every problem found in a spec, sorted by position. It is the error Load
-// and Parse return for bad input.
+// ErrorList is every problem found in a spec, sorted by position, at most MaxErrors of
+// them and then one entry that counts the rest ("and 950 more errors"). It is the error
+// Load and Parse return for bad input.
 type ErrorList []*Error
+
+// Limits on spec files, checked before they are parsed.
+const (
+	MaxSpecBytes = 1 << 20 // a spec file's size
+	MaxNesting   = 32      // nested tables and arrays, and the parts of a dotted key
+	MaxErrors    = 50      // errors reported per file; the rest are counted
+	MaxWorkers   = 256     // search workers: the engine uses no more (one per fingerprint-set shard)
+	maxGot       = 60      // bytes of an offending value quoted in an error
+)
+
+// Total is the number of problems found, those left out of the list included.
+func (l ErrorList) Total() int {
+	if n := len(l); n > 0 && l[n-1].more > 0 {
+		return n - 1 + l[n-1].more
+	}
+	return len(l)
+}
+
+// capped keeps the first MaxErrors errors and counts the rest in a last entry, at the
+// position of the first one left out.
+func (l ErrorList) capped() ErrorList {
+	if len(l) <= MaxErrors+1 {
+		return l
+	}
+	rest := len(l) - MaxErrors
+	out := append(ErrorList(nil), l[:MaxErrors]...)
+	return append(out, &Error{Pos: l[MaxErrors].Pos, Problem: fmt.Sprintf("and %d more errors", rest), more: rest})
+}
 
 func (l ErrorList) Error() string {
 	lines := make([]string, len(l))
@@ -123,9 +155,32 @@ func (l ErrorList) sort(path string) {
 }
 
 // Load reads and validates the spec file at path, with --set overrides applied
-// ("brokers=4", "faults.crash=1", "limits.max_states=1000"). Bad input yields an ErrorList.
+// ("brokers=4", "faults.crash=1", "limits.max_states=1000"). Bad input yields an ErrorList:
+// so does a path that is not a regular file (a folder, a device) or a file larger than
+// MaxSpecBytes. A file that cannot be opened or read is another error.
 func Load(path string, sets []string) (*Spec, error) {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load spec: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load spec: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		what := "a device"
+		switch {
+		case st.IsDir():
+			what = "a directory"
+		case st.Mode()&os.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case st.Mode()&os.ModeSocket != 0:
+			what = "a socket"
+		}
+		return nil, ErrorList{{Pos: Pos{path, 1, 1}, Problem: "not a regular file (" + what + ")"}}
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("load spec: %w", err)
 	}
@@ -134,6 +189,12 @@ func Load(path string, sets []string) (*Spec, error) {
 
 // Parse validates the spec text src, read from path, with --set overrides applied.
 func Parse(path string, src []byte, sets []string) (*Spec, error) {
+	if len(src) > MaxSpecBytes {
+		return nil, ErrorList{{Pos: Pos{path, 1, 1}, Problem: "larger than 1 MiB: spec files are small"}}
+	}
+	if e := checkNesting(path, string(src)); e != nil {
+		return nil, ErrorList{e}
+	}
 	v := &validator{path: path, lines: strings.Split(string(src), "\n"), pos: scanPositions(path, string(src))}
 	var raw map[string]any
 	if _, err := toml.Decode(string(src), &raw); err != nil {
@@ -149,7 +210,7 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 	s := v.spec(raw, sets)
 	if len(v.errs) > 0 {
 		v.errs.sort(path)
-		return nil, v.errs
+		return nil, v.errs.capped()
 	}
 	if err := s.valid(); err != nil {
 		return nil, fmt.Errorf("specs: internal: %s: %w", path, err)
@@ -165,6 +226,10 @@ type validator struct {
 	// paramSet is true when a --set override replaced a constant or fault: a robustness
 	// neighbour that it pushes out of range is then dropped rather than reported.
 	paramSet bool
+	// Where each constant and fault is set, by name: the path of its key in [constants] or
+	// [faults] (or a --set), and per check in the check's own tables. For cross-field errors.
+	baseSet map[string]string
+	setIn   []map[string]string
 }
 
 // at is the position of the key at path, or of the nearest enclosing key that has one.
@@ -198,7 +263,7 @@ func (v *validator) errVal(path, problem string, got any) {
 func (v *validator) add(p Pos, path, problem string, got any) {
 	e := &Error{Pos: p, Key: path, Problem: problem}
 	if got != nil {
-		e.Got = formatValue(got)
+		e.Got = shorten(formatValue(got))
 	}
 	v.errs = append(v.errs, e)
 }
@@ -277,18 +342,20 @@ func (v *validator) strList(raw map[string]any, prefix, key string) ([]string, b
 		return nil, false
 	}
 	var out []string
+	seen := map[string]bool{}
 	good := true
 	for _, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			v.errVal(path, "must be an array of strings", x)
+			v.errVal(path, "must be an array of strings", e)
 			return nil, false
 		}
-		if contains(out, s) {
-			v.errVal(path, "duplicate name "+strconv.Quote(s), x)
+		if seen[s] {
+			v.errVal(path, "duplicate name "+strconv.Quote(s), nil)
 			good = false
 			continue
 		}
+		seen[s] = true
 		out = append(out, s)
 	}
 	return out, good
@@ -317,6 +384,18 @@ func (v *validator) integer(raw map[string]any, prefix, key string, lo, hi int64
 }
 
 const maxInt = int64(^uint(0) >> 1)
+
+// shorten cuts a value quoted in an error to about maxGot bytes, at a rune boundary.
+func shorten(s string) string {
+	if len(s) <= maxGot {
+		return s
+	}
+	i := maxGot
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
 
 func (v *validator) boolean(raw map[string]any, prefix, key string) (bool, bool) {
 	x, ok := raw[key]
@@ -452,7 +531,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		}
 		for _, p := range props {
 			if !contains(known, p) {
-				v.errVal("properties", "unknown property "+strconv.Quote(p)+"; want one of "+strings.Join(known, ", "), raw["properties"])
+				v.errVal("properties", "unknown property "+strconv.Quote(p)+"; want one of "+strings.Join(known, ", "), nil)
 			}
 		}
 	}
@@ -473,6 +552,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		v.params(consts, "constants", fam.Constants, base)
 		v.params(faults, "faults", fam.Faults, base)
 	}
+	v.baseSet = explicit("", consts, faults)
 
 	// limits and options
 	if lim := v.table(raw, "limits"); lim != nil {
@@ -484,16 +564,19 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 			s.Options.MaxDepth = int(n)
 		}
 		if x, ok := lim["memory"]; ok {
+			const notPositive = "must be positive; leave it out for the default"
 			switch m := x.(type) {
 			case int64:
-				if m < 0 {
-					v.errVal("limits.memory", "must not be negative", x)
+				if m <= 0 {
+					v.errVal("limits.memory", notPositive, x)
 				}
 				s.Options.MemoryBytes = max(m, 0)
 			case string:
 				n, err := ParseSize(m)
 				if err != nil {
 					v.errVal("limits.memory", err.Error(), x)
+				} else if n <= 0 {
+					v.errVal("limits.memory", notPositive, x)
 				}
 				s.Options.MemoryBytes = n
 			default:
@@ -522,7 +605,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 				s.Options.Symmetry = sym
 			}
 		}
-		if n, ok := v.integer(opt, "options", "workers", 0, 4096); ok {
+		if n, ok := v.integer(opt, "options", "workers", 0, MaxWorkers); ok {
 			s.Options.Workers = int(n)
 		}
 	}
@@ -540,6 +623,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 	}
 
 	v.checks(s, raw, base)
+	v.crossCheck(s)
 	if len(v.errs) == 0 {
 		v.buildNeighbours(s)
 	}
@@ -610,7 +694,7 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 					if len(known) > 0 {
 						want = "want one of " + strings.Join(known, ", ")
 					}
-					v.errVal(prefix+".fixes", "unknown switch "+strconv.Quote(f)+"; "+want, c["fixes"])
+					v.errVal(prefix+".fixes", "unknown switch "+strconv.Quote(f)+"; "+want, nil)
 				}
 			}
 		}
@@ -654,6 +738,7 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			v.params(consts, prefix+".constants", fam.Constants, vals)
 			v.params(faults, prefix+".faults", fam.Faults, vals)
 		}
+		v.setIn = append(v.setIn, explicit(prefix, consts, faults))
 		sw := map[string]bool{}
 		for _, f := range fixes {
 			sw[f] = true

@@ -119,12 +119,13 @@ func FindSpecs(dir string) ([]string, error) {
 
 // SuiteReport is what RunSuite found.
 type SuiteReport struct {
-	Checks     int // checks run
-	Neighbours int // robustness neighbours run
+	Checks     int // checks run to the end
+	Neighbours int // robustness neighbours run to the end
 	// Mismatches counts the checks and neighbours that differ from their expectations;
 	// NeighbourMismatches is the part of it due to neighbours.
 	Mismatches          int
 	NeighbourMismatches int
+	Interrupted         bool // opts.Stop was closed: the checks after these were not run
 }
 
 // NeighbourExpected is the outcome a robustness neighbour of check c must have: the
@@ -164,7 +165,9 @@ func (c *Check) CompareNeighbour(n Neighbour, r checker.Result) string {
 // expectation. After a check come its robustness neighbours, one row each, named
 // "check[max_epoch+1]" (see CompareNeighbour). Only the time column varies between runs.
 // A spec that fails to load stops the suite before anything runs: the error is an
-// ErrorList per spec, joined.
+// ErrorList per spec, joined. Closing opts.Stop interrupts the suite: a search it cuts
+// short is shown as "interrupted" (not a difference), no further check runs, and the
+// report says so.
 func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error) {
 	var rep SuiteReport
 	paths, err := FindSpecs(dir)
@@ -209,14 +212,28 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %-*s  %10s  %5s  %s\n", specW, spec, checkW, check, expW, exp, gotW, got, states, depth, t)
 	}
 	row("SPEC", "CHECK", "EXPECTED", "GOT", "STATES", "DEPTH", "TIME")
+	total := 0
+	for _, s := range loaded {
+		total += len(s.Checks)
+	}
+run:
 	for _, s := range loaded {
 		for i := range s.Checks {
 			c := &s.Checks[i]
+			if rep.Interrupted = rep.Checks > 0 && stopped(opts.Stop); rep.Interrupted {
+				break run
+			}
 			r, o, err := s.Runnable(c)
 			if err != nil {
 				return rep, err
 			}
 			res := r.Check(MergeOptions(o, opts, false))
+			if res.Verdict == checker.Incomplete && stopped(opts.Stop) {
+				rep.Interrupted = true
+				row(s.Path, c.Name, c.Expected(), "interrupted",
+					strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
+				break run
+			}
 			rep.Checks++
 			row(s.Path, c.Name, c.Expected(), Outcome(res.Verdict, res.Property),
 				strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
@@ -236,6 +253,12 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 					return rep, err
 				}
 				res := nr.Check(MergeOptions(no, opts, false))
+				if res.Verdict == checker.Incomplete && stopped(opts.Stop) {
+					rep.Interrupted = true
+					row(s.Path, c.Name+"["+n.String()+"]", c.NeighbourExpected(), "interrupted",
+						strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
+					break run
+				}
 				rep.Neighbours++
 				row(s.Path, c.Name+"["+n.String()+"]", c.NeighbourExpected(), Outcome(res.Verdict, res.Property),
 					strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
@@ -255,6 +278,10 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 		checks += " and " + plural(rep.Neighbours, "robustness neighbour")
 	}
 	switch {
+	case rep.Interrupted && rep.Mismatches == 0:
+		fmt.Fprintf(w, "interrupted after %d of %s; the rest were not run\n", rep.Checks, plural(total, "check"))
+	case rep.Interrupted:
+		fmt.Fprintf(w, "interrupted after %d of %s; %d of them differ from their expectations\n", rep.Checks, plural(total, "check"), rep.Mismatches)
 	case rep.Mismatches == 0:
 		fmt.Fprintf(w, "ok: %s in %s match their expectations\n", checks, plural(len(loaded), "spec file"))
 	case rep.Neighbours == 0:
@@ -269,6 +296,16 @@ func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error
 // FormatElapsed prints a duration in seconds with two decimals: "0.01s", "12.34s".
 func FormatElapsed(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+}
+
+// stopped reports whether stop is closed (never, for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func plural(n int, what string) string {

@@ -57,5 +57,5 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f})
 	}
-	return checker.Bind[twophase.State](m, props), nil
+	return bind[twophase.State](m, props, cfg), nil
 }

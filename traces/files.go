@@ -1,10 +1,14 @@
 package traces
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"kmc/checker"
 )
@@ -12,91 +16,251 @@ import (
 // Files of an output folder, in the order WriteAll lists them.
 var outputFiles = []string{"trace.txt", "trace.itf.json", "trace.dot", "trace.svg", "trace.png", "sequence.svg", "sequence.png", "report.html"}
 
-// WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
-// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html into dir,
-// all or nothing:
-// everything is rendered first, written into a new temporary folder beside dir, and that
-// folder is renamed to dir (a dir left by an earlier run is replaced only once the new one
-// is complete). It returns the paths written. info.Spec is the ITF source, info.Check is
-// recorded in the ITF metadata, and fullStates prints every variable in trace.txt.
-func WriteAll(dir string, t *checker.Trace, info ReportInfo, fullStates bool) ([]string, error) {
-	contents, err := renderAll(t, info, fullStates)
+// The files written for a trace too long to draw (MaxPictureStates): the text forms.
+var textFiles = []string{"trace.txt", "trace.itf.json", "trace.dot"}
+
+// ManifestName is the file of an output folder that lists, one name a line after a
+// comment, the files kmc wrote there. kmc replaces or removes a folder only when every
+// file in it is listed in its manifest: it never deletes what it did not write.
+const ManifestName = "kmc-manifest.txt"
+
+const manifestHeader = "# Written by kmc check --out. kmc replaces this folder only while it holds nothing but\n" +
+	"# the files listed below; add a file of your own and kmc refuses to touch it (see README).\n"
+
+// asidePrefix names the folder, beside DIR, that a previous DIR is moved into: kept when it
+// holds files kmc did not write (WriteOptions.Force), removed once emptied otherwise.
+const asidePrefix = "kmc-previous-"
+
+// WriteOptions control WriteAll.
+type WriteOptions struct {
+	FullStates bool // trace.txt prints every variable of every state
+	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
+	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
+	Force bool
+}
+
+// Written is what WriteAll did.
+type Written struct {
+	Paths []string // the files written, manifest excluded
+	Aside string   // where the previous DIR went, when it held files kmc did not write; or ""
+}
+
+// ErrNotKmcOutput is the error (wrapped) for a DIR that holds files kmc did not write.
+var ErrNotKmcOutput = errors.New("holds files kmc did not write")
+
+// PrepareDir checks, before a search, that WriteAll can write dir: its parent is (or is
+// made) a folder kmc can create dir in, and dir is absent, empty, or kmc's own output (every
+// file listed in its manifest) unless force. It creates the parent and leaves no trace
+// beside: a probe folder it makes and removes. It touches nothing inside dir.
+func PrepareDir(dir string, force bool) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	probe, err := os.MkdirTemp(parent, ".kmc-probe-*")
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", dir, err)
+		return err
+	}
+	err = os.Mkdir(filepath.Join(probe, filepath.Base(dir)), 0o755)
+	os.Remove(filepath.Join(probe, filepath.Base(dir)))
+	os.Remove(probe)
+	if err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, errors.Unwrap(err))
+	}
+	_, err = inspectDir(dir, force)
+	return err
+}
+
+// previous describes what is at DIR before WriteAll replaces it.
+type previous struct {
+	exists  bool
+	ours    []string // kmc's own folder: the files to remove once it is moved aside
+	foreign bool     // it holds something kmc did not write (only with force)
+}
+
+// inspectDir says what is at dir and whether WriteAll may replace it.
+func inspectDir(dir string, force bool) (previous, error) {
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return previous{}, nil
+	}
+	if err != nil {
+		return previous{}, err
+	}
+	foreign := func(what string) (previous, error) {
+		if force {
+			return previous{exists: true, foreign: true}, nil
+		}
+		return previous{}, fmt.Errorf("%s %w: %s", dir, ErrNotKmcOutput, what)
+	}
+	if !st.IsDir() {
+		return foreign("it is not a folder")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return previous{}, err
+	}
+	listed, err := readManifest(filepath.Join(dir, ManifestName))
+	if err != nil && len(entries) > 0 {
+		return foreign("it has no " + ManifestName + " listing what kmc wrote")
+	}
+	var ours, unknown []string
+	for _, e := range entries {
+		switch {
+		case e.Name() == ManifestName:
+		case listed[e.Name()] && e.Type().IsRegular():
+			ours = append(ours, e.Name())
+		default:
+			unknown = append(unknown, e.Name())
+		}
+	}
+	if len(unknown) > 0 {
+		if len(unknown) > 3 {
+			unknown = append(unknown[:3], "...")
+		}
+		return foreign(strings.Join(unknown, ", ") + " not listed in its " + ManifestName)
+	}
+	return previous{exists: true, ours: ours}, nil
+}
+
+// readManifest reads the names listed in a manifest.
+func readManifest(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if line != "" && !strings.HasPrefix(line, "#") && line == filepath.Base(line) {
+			names[line] = true
+		}
+	}
+	return names, nil
+}
+
+// WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
+// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html, and the
+// manifest, into dir, all or nothing: everything is rendered first and written into a new
+// temporary folder beside dir, which is then renamed to dir. A previous dir is replaced
+// only once the new one is complete, and only as PrepareDir allows: kmc's own output is
+// moved aside and its listed files removed; anything else is refused, or with
+// opts.Force moved aside whole and kept (Written.Aside). A trace longer than
+// MaxPictureStates gets its text forms only (trace.txt, trace.itf.json, trace.dot),
+// written as above, and an error that wraps ErrTooLongToDraw. info.Spec is the ITF source
+// and info.Check is recorded in the ITF metadata.
+func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) (Written, error) {
+	var w Written
+	names := outputFiles
+	drawErr := drawable(t)
+	if drawErr != nil {
+		names = textFiles
+	}
+	contents, err := renderAll(t, info, opts.FullStates, names)
+	if err != nil {
+		return w, fmt.Errorf("write %s: %w", dir, err)
+	}
+	prev, err := inspectDir(dir, opts.Force)
+	if err != nil {
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("write %s: %w", dir, err)
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
+	tmp, err := os.MkdirTemp(parent, ".kmc-tmp-*")
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", dir, err)
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			os.RemoveAll(tmp)
+			removeListed(tmp, append(names, ManifestName))
 		}
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("write %s: %w", dir, err)
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
-	for i, name := range outputFiles {
-		if err := writeFile(filepath.Join(tmp, name), contents[i]); err != nil {
-			return nil, fmt.Errorf("write %s: %w", dir, err)
+	manifest := manifestHeader + strings.Join(names, "\n") + "\n"
+	for i, name := range append(names, ManifestName) {
+		data := []byte(manifest)
+		if i < len(names) {
+			data = contents[i]
+		}
+		if err := writeFile(filepath.Join(tmp, name), data); err != nil {
+			return w, fmt.Errorf("write %s: %w", dir, err)
 		}
 	}
-	var old string
-	if _, err := os.Lstat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return nil, fmt.Errorf("write %s: move the previous output aside: %w", dir, err)
+	var aside string // the folder holding the previous dir, beside dir
+	if prev.exists {
+		aside, err = os.MkdirTemp(parent, asidePrefix+"*")
+		if err != nil {
+			return w, fmt.Errorf("write %s: move the previous output aside: %w", dir, err)
+		}
+		if err := os.Rename(dir, filepath.Join(aside, filepath.Base(dir))); err != nil {
+			os.Remove(aside)
+			return w, fmt.Errorf("write %s: move the previous output aside: %w", dir, err)
 		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir) // put the previous output back
+		if aside != "" {
+			os.Rename(filepath.Join(aside, filepath.Base(dir)), dir) // put the previous output back
+			os.Remove(aside)
 		}
-		return nil, fmt.Errorf("write %s: %w", dir, err)
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
 	ok = true
-	if old != "" {
-		os.RemoveAll(old)
+	if aside != "" {
+		old := filepath.Join(aside, filepath.Base(dir))
+		if prev.foreign || !removeListed(old, append(prev.ours, ManifestName)) || os.Remove(aside) != nil {
+			w.Aside = old // kept: it holds what kmc did not write
+		}
 	}
-	paths := make([]string, len(outputFiles))
-	for i, name := range outputFiles {
-		paths[i] = filepath.Join(dir, name)
+	for _, name := range names {
+		w.Paths = append(w.Paths, filepath.Join(dir, name))
 	}
-	return paths, nil
+	if drawErr != nil {
+		return w, fmt.Errorf("write %s: %w: wrote %s only", dir, drawErr, strings.Join(textFiles, ", "))
+	}
+	return w, nil
 }
 
-func renderAll(t *checker.Trace, info ReportInfo, fullStates bool) ([][]byte, error) {
-	var txt, itf, dot, svg, pngb, seq, seqPNG, html bytes.Buffer
-	if err := Text(&txt, t, TextOptions{FullStates: fullStates}); err != nil {
-		return nil, err
+// removeListed removes the regular files named in dir, then dir if it is then empty; it
+// reports whether dir is gone. Nothing else is removed.
+func removeListed(dir string, names []string) bool {
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			os.Remove(p)
+		}
 	}
-	if err := WriteITF(&itf, t, ITFOptions{Source: info.Spec, Check: info.Check}); err != nil {
-		return nil, err
+	return os.Remove(dir) == nil
+}
+
+// renderAll renders t in each of the formats named (file names of outputFiles).
+func renderAll(t *checker.Trace, info ReportInfo, fullStates bool, names []string) ([][]byte, error) {
+	render := map[string]func(b *bytes.Buffer) error{
+		"trace.txt": func(b *bytes.Buffer) error { return Text(b, t, TextOptions{FullStates: fullStates}) },
+		"trace.itf.json": func(b *bytes.Buffer) error {
+			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check})
+		},
+		"trace.dot":    func(b *bytes.Buffer) error { return DOT(b, t) },
+		"trace.svg":    func(b *bytes.Buffer) error { return SVG(b, t) },
+		"trace.png":    func(b *bytes.Buffer) error { return PNG(b, t) },
+		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVG(b, t) },
+		"sequence.png": func(b *bytes.Buffer) error { return SequencePNG(b, t) },
+		"report.html":  func(b *bytes.Buffer) error { return HTML(b, t, info) },
 	}
-	if err := DOT(&dot, t); err != nil {
-		return nil, err
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		var b bytes.Buffer
+		if err := render[name](&b); err != nil {
+			return nil, err
+		}
+		out[i] = b.Bytes()
 	}
-	if err := RenderDOT(&svg, dot.Bytes(), "svg", ""); err != nil {
-		return nil, err
-	}
-	if err := RenderDOT(&pngb, dot.Bytes(), "png", ""); err != nil {
-		return nil, err
-	}
-	if err := SequenceSVG(&seq, t); err != nil {
-		return nil, err
-	}
-	if err := SequencePNG(&seqPNG, t); err != nil {
-		return nil, err
-	}
-	if err := HTML(&html, t, info); err != nil {
-		return nil, err
-	}
-	return [][]byte{txt.Bytes(), itf.Bytes(), dot.Bytes(), svg.Bytes(), pngb.Bytes(), seq.Bytes(), seqPNG.Bytes(), html.Bytes()}, nil
+	return out, nil
 }
 
 // writeFile writes data to path and checks Close.

@@ -28,9 +28,9 @@ const graphvizPad = 4.0 // points of padding around the drawing (Graphviz's defa
 
 func renderPNG(w io.Writer, dot []byte, layout string) error {
 	ctx := context.Background()
-	gv, err := graphviz.New(ctx)
+	gv, err := newGraphviz(ctx)
 	if err != nil {
-		return fmt.Errorf("render: start graphviz: %w", err)
+		return err
 	}
 	defer gv.Close()
 	if layout != "" {

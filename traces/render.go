@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -25,9 +26,9 @@ func RenderDOT(w io.Writer, dot []byte, format, layout string) error {
 		return fmt.Errorf("render: unknown format %q (want svg or png)", format)
 	}
 	ctx := context.Background()
-	gv, err := graphviz.New(ctx)
+	gv, err := newGraphviz(ctx)
 	if err != nil {
-		return fmt.Errorf("render: start graphviz: %w", err)
+		return err
 	}
 	defer gv.Close()
 	if layout != "" {
@@ -54,7 +55,26 @@ func SVG(w io.Writer, t *checker.Trace) error { return renderTrace(w, t, "svg") 
 // PNG writes the trace graph (see DOT) as PNG.
 func PNG(w io.Writer, t *checker.Trace) error { return renderTrace(w, t, "png") }
 
+// MaxPictureStates is the longest trace drawn as a picture (the trace graph as SVG or PNG,
+// the sequence chart, the HTML report that embeds both): Graphviz's time and memory and the
+// picture's size grow with it, and a longer trace is read as text or ITF.
+const MaxPictureStates = 200
+
+// ErrTooLongToDraw is the error (wrapped) for a trace longer than MaxPictureStates.
+var ErrTooLongToDraw = errors.New("trace too long to draw")
+
+// drawable reports whether t is short enough to draw.
+func drawable(t *checker.Trace) error {
+	if t != nil && len(t.States) > MaxPictureStates {
+		return fmt.Errorf("%w (%d states; pictures are drawn up to %d)", ErrTooLongToDraw, len(t.States), MaxPictureStates)
+	}
+	return nil
+}
+
 func renderTrace(w io.Writer, t *checker.Trace, format string) error {
+	if err := drawable(t); err != nil {
+		return err
+	}
 	var dot bytes.Buffer
 	if err := DOT(&dot, t); err != nil {
 		return err

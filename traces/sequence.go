@@ -219,6 +219,9 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 // their lane, and messages never received drawn to a "lost / in flight" marker. The output
 // is deterministic.
 func SequenceSVG(w io.Writer, t *checker.Trace) error {
+	if err := drawable(t); err != nil {
+		return err
+	}
 	l, err := layoutSequence(t)
 	if err != nil {
 		return fmt.Errorf("sequence: %w", err)
@@ -372,6 +375,9 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 
 // SequencePNG renders the sequence chart as PNG through Graphviz (neato, every node pinned).
 func SequencePNG(w io.Writer, t *checker.Trace) error {
+	if err := drawable(t); err != nil {
+		return err
+	}
 	var dot bytes.Buffer
 	if err := SequenceDOT(&dot, t); err != nil {
 		return err

@@ -77,3 +77,23 @@ func TestValueJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Reference: issue 11, defect 8 (replay compares ITF values canonically).
+func TestCanonical(t *testing.T) {
+	tests := []struct{ a, b string }{
+		{`{"#set":[` + bi("2") + `,` + bi("10") + `,` + bi("1") + `]}`, `{"#set":[` + bi("1") + `,` + bi("2") + `,` + bi("10") + `,` + bi("2") + `]}`},
+		{`{"#map":[["b",1],["a",{"#set":["y","x"]}]]}`, `{"#map":[["a",{"#set":["x","y"]}],["b",1]]}`},
+		{`{"type":"Prepared","rm":"rm1"}`, `{"rm":"rm1","type":"Prepared"}`},
+		{`{"#set":[{"type":"Commit"},{"rm":"rm2","type":"Prepared"},{"type":"Prepared","rm":"rm10"}]}`,
+			`{"#set":[{"type":"Prepared","rm":"rm10"},{"type":"Commit"},{"type":"Prepared","rm":"rm2"}]}`},
+	}
+	for _, tt := range tests {
+		a, b := string(AppendCanonical(nil, []byte(tt.a))), string(AppendCanonical(nil, []byte(tt.b)))
+		if a != b {
+			t.Errorf("canonical forms differ:\n%s\n%s", a, b)
+		}
+	}
+	if got := string(AppendCanonical(nil, []byte(`[2,1]`))); got != `[`+bi("2")+`,`+bi("1")+`]` {
+		t.Errorf("a sequence's order is kept: got %s", got)
+	}
+}

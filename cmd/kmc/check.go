@@ -1,19 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 
 	"kmc/checker"
 	"kmc/specs"
@@ -41,27 +41,14 @@ type checkFlags struct {
 	symmetry   bool
 	fullStates bool
 	out        string
+	force      bool
 	format     string
 	dumpGraph  string
 	dumpMax    int
 }
 
-// newStop returns a channel closed on SIGINT and a function that stops listening. Tests
-// replace it.
-var newStop = func() (<-chan struct{}, func()) {
-	stop := make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-			close(stop)
-		case <-done:
-		}
-	}()
-	return stop, func() { signal.Stop(sig); close(done) }
-}
+// afterSearch is called when a check's search returns; tests replace it.
+var afterSearch = func() {}
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var f checkFlags
@@ -71,12 +58,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
-	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else 60% of RAM)")
+	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else from the RAM, cgroup and ulimit limits: see README)")
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
-	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html")
+	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, and "+traces.ManifestName)
+	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
 	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
 	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
@@ -89,14 +77,23 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if f.format != "text" && f.format != "json" {
 		return usageError(stderr, "check", "--format must be text or json (got %q)", f.format)
 	}
+	if f.dumpMax < 1 {
+		return usageError(stderr, "check", "--dump-graph-max must be at least 1 (got %d)", f.dumpMax)
+	}
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 {
 		return usageError(stderr, "check", "--workers, --max-states and --max-depth must not be negative")
+	}
+	if f.workers > specs.MaxWorkers {
+		return usageError(stderr, "check", "--workers must be at most %d, the engine's most (got %d)", specs.MaxWorkers, f.workers)
 	}
 	var over checker.Options
 	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
 	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
 	if f.memory != "" {
 		n, err := specs.ParseSize(f.memory)
+		if err == nil && n <= 0 {
+			err = errors.New("must be positive; leave it out for the default")
+		}
 		if err != nil {
 			return usageError(stderr, "check", "--memory: %v (got %q)", err, f.memory)
 		}
@@ -132,6 +129,22 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		checks = []specs.Check{*c}
 	}
 
+	if f.out != "" {
+		for i := range checks {
+			if err := traces.PrepareDir(filepath.Join(f.out, checks[i].Name), f.force); err != nil {
+				fmt.Fprintf(stderr, "kmc: check: --out: %v\n", err)
+				if errors.Is(err, traces.ErrNotKmcOutput) {
+					hint(stderr, "move it away, or pass --force to have kmc move it aside (kmc deletes nothing it did not write)")
+				} else {
+					hint(stderr, "--out needs a folder kmc can create and write in")
+				}
+				return exitUsage
+			}
+		}
+	} else if f.force {
+		return usageError(stderr, "check", "--force needs --out")
+	}
+
 	forceMemory := over.MemoryBytes != 0
 	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
 		over.MemoryBytes = defaultMemory()
@@ -147,9 +160,17 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}
 	result := exitOK
-	var raise []string // bounds that incomplete liveness verdicts depend on
+	var raise []string  // bounds that incomplete liveness verdicts depend on
+	var notRun []string // checks skipped after an interrupt
+	cut := false        // an interrupt cut a search short
 	for i := range checks {
 		c := &checks[i]
+		if i > 0 && stopped(stop) { // the signal came after the previous check's search
+			for _, c := range checks[i:] {
+				notRun = append(notRun, c.Name)
+			}
+			break
+		}
 		r, opts, err := spec.Runnable(c)
 		if err != nil {
 			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
@@ -158,7 +179,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		opts = specs.MergeOptions(opts, over, forceMemory)
 		if opts.Workers == 0 {
-			opts.Workers = runtime.NumCPU()
+			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
 		if f.dumpGraph != "" {
@@ -174,38 +195,50 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		out.start(spec, c, opts)
 		res := r.Check(opts)
-		select {
-		case <-stop:
-			if res.Verdict == checker.Incomplete {
-				res.Reason = "interrupted"
-			}
-		default:
+		afterSearch()
+		if res.Verdict == checker.Incomplete && stopped(stop) {
+			res.Reason, cut = "interrupted", true
 		}
-		files := []string{}
+		var written traces.Written
+		var werr error
 		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			files, err = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates)
-			if err != nil {
-				fmt.Fprintf(stderr, "kmc: check: %v\n", err)
-				return exitInternal
-			}
+			written, werr = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates, f.force)
 		}
-		out.done(spec, c, res, files)
-		if code := exitCode(spec, res); result == exitOK || (result == exitIncomplete && code != exitOK) {
-			result = code
+		out.done(spec, c, res, written.Paths, werr)
+		if written.Aside != "" {
+			fmt.Fprintf(stderr, "kmc: check: moved the previous %s, which holds files kmc did not write, to %s\n",
+				filepath.Join(f.out, c.Name), written.Aside)
 		}
+		if werr != nil {
+			fmt.Fprintf(stderr, "kmc: check: --out: %v\n", werr)
+		}
+		result = worse(result, exitCode(spec, res))
 		for _, b := range res.Raise {
 			if !containsStr(raise, b) {
 				raise = append(raise, b)
 			}
 		}
-		select {
-		case <-stop:
-			if !out.json {
-				fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+		if cut {
+			for _, c := range checks[i+1:] {
+				notRun = append(notRun, c.Name)
 			}
-			return exitIncomplete
-		default:
+			break
 		}
+	}
+	if cut || len(notRun) > 0 {
+		// Interrupted: the run is incomplete, unless a check found a violation before.
+		result = worse(result, exitIncomplete)
+		if out.json {
+			out.event(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
+			return result
+		}
+		if cut {
+			fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+		}
+		if len(notRun) > 0 {
+			fmt.Fprintf(stderr, "kmc: check: interrupted; not run: %s\n", strings.Join(notRun, ", "))
+		}
+		return result
 	}
 	if result == exitIncomplete && !out.json {
 		if len(raise) > 0 {
@@ -236,8 +269,8 @@ func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
 	if errors.As(err, &list) {
 		fmt.Fprintln(stderr, list.Error())
 		n := "1 error"
-		if len(list) != 1 {
-			n = strconv.Itoa(len(list)) + " errors"
+		if list.Total() != 1 {
+			n = strconv.Itoa(list.Total()) + " errors"
 		}
 		fmt.Fprintf(stderr, "kmc: %s: %s\n", path, n)
 		hint(stderr, "run 'kmc list' for the models' constants, switches and properties")
@@ -268,38 +301,26 @@ func exitCode(spec *specs.Spec, res checker.Result) int {
 	return exitIncomplete
 }
 
-// defaultMemory is the default memory budget: 60% of MemTotal in /proc/meminfo, or 0 (no
-// budget) when it cannot be read.
-func defaultMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
+// heapBytes is the memory of the live and not yet collected objects of the heap.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024 / 10 * 6
-		}
-	}
-	return 0
+	return int64(s[0].Value.Uint64())
 }
 
 // writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
-// PNG, sequence chart, HTML report) into dir, all or nothing, and returns the paths written.
-func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full bool) ([]string, error) {
+// PNG, sequence chart, HTML report) into dir, all or nothing (see traces.WriteAll).
+func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full, force bool) (traces.Written, error) {
 	st := res.Stats
 	info := traces.ReportInfo{
 		Title: spec.Path + ", check " + c.Name, Spec: spec.Path, Check: c.Name,
 		Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
 		Command: "kmc check " + strings.Join(args, " "),
 	}
-	return traces.WriteAll(dir, res.Trace, info, full)
+	return traces.WriteAll(dir, res.Trace, info, traces.WriteOptions{FullStates: full, Force: force})
 }
 
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.
@@ -322,7 +343,8 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	o.last = checker.Stats{}
 	if o.json {
 		o.event(map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
-			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers})
+			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers,
+			"memory_budget_bytes": opts.MemoryBytes})
 		return
 	}
 	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
@@ -375,11 +397,18 @@ func (o *checkOutput) progress(st checker.Stats) {
 		st.Depth, st.Generated, st.Distinct, st.Queue, rate)
 }
 
-func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string) {
+func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string, writeErr error) {
+	if files == nil {
+		files = []string{}
+	}
 	if o.json {
 		if res.Trace != nil {
-			o.event(map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
-				"trace": traceJSON(res.Trace), "files": files})
+			ev := map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
+				"trace": traceJSON(res.Trace), "files": files}
+			if writeErr != nil {
+				ev["write_error"] = writeErr.Error()
+			}
+			o.event(ev)
 		}
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
@@ -472,9 +501,48 @@ func traceJSON(t *checker.Trace) map[string]any {
 }
 
 // dumpGraph writes the whole reachable graph of r as DOT to path, refusing (exit 2) when it
-// has more than max states.
+// has more than max states. It honours opts.Stop and opts.MemoryBytes (the heap, sampled):
+// either stops it with nothing written (exit 3). The engine's Graph does not poll them, so
+// its exploration is left to run on until the process exits.
 func dumpGraph(path string, max int, r checker.Runnable, opts checker.Options, stderr io.Writer) int {
-	g, err := r.Graph(max, opts)
+	type graphResult struct {
+		g   *checker.Graph
+		err error
+	}
+	over := func() bool { return opts.MemoryBytes > 0 && heapBytes() > opts.MemoryBytes }
+	var res graphResult
+	if !stopped(opts.Stop) && !over() {
+		done := make(chan graphResult, 1)
+		go func() {
+			g, err := r.Graph(max, opts)
+			done <- graphResult{g, err}
+		}()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+	wait:
+		for {
+			select {
+			case res = <-done:
+				break wait
+			case <-opts.Stop:
+				break wait
+			case <-tick.C:
+				if over() {
+					break wait
+				}
+			}
+		}
+	}
+	if res.g == nil && res.err == nil {
+		if stopped(opts.Stop) {
+			fmt.Fprintf(stderr, "kmc: check: --dump-graph: interrupted; no graph written\n")
+		} else {
+			fmt.Fprintf(stderr, "kmc: check: --dump-graph: memory budget %s reached; no graph written\n", specs.FormatSize(opts.MemoryBytes))
+			hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --memory")
+		}
+		return exitIncomplete
+	}
+	g, err := res.g, res.err
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --dump-graph-max")

@@ -42,7 +42,37 @@ var commands = []command{
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
+// run runs the command args names. Output that cannot be written to stdout (a full disk, a
+// closed pipe) is an I/O failure: exit 1, whatever the command found.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &errWriter{w: stdout}
+	code := dispatch(args, out, stderr)
+	if out.err != nil {
+		fmt.Fprintf(stderr, "kmc: write stdout: %v\n", out.err)
+		return exitInternal
+	}
+	return code
+}
+
+// errWriter remembers the first error of its writer and writes nothing after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+	return n, err
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage

@@ -27,6 +27,7 @@ func mask(s string) string {
 	s = regexp.MustCompile(`\b\d+\.\d\ds\b`).ReplaceAllString(s, "T.TTs")
 	s = regexp.MustCompile(`"elapsed_seconds":[0-9.e+-]+`).ReplaceAllString(s, `"elapsed_seconds":T`)
 	// the engine's memory estimate is the engine's business, not the CLI's
+	s = regexp.MustCompile(`"memory_budget_bytes":\d+`).ReplaceAllString(s, `"memory_budget_bytes":B`)
 	return regexp.MustCompile(`"memory_bytes":\d+`).ReplaceAllString(s, `"memory_bytes":M`)
 }
 
@@ -47,6 +48,7 @@ func TestCLI(t *testing.T) {
 		{"check-bad-spec", []string{"check", "testdata/bad.toml"}, exitUsage},
 		{"check-bad-set", []string{"check", spec, "--set", "rms=99", "--set", "brokers=3"}, exitUsage},
 		{"check-missing-file", []string{"check", "testdata/nothing-here.toml"}, exitInternal},
+		{"check-dev-zero", []string{"check", "/dev/zero"}, exitUsage},
 		{"check-ok", []string{"check", spec, "--check", "fixed", "--workers", "2"}, exitOK},
 		{"check-violated", []string{"check", spec, "--check", "buggy", "--workers", "2"}, exitSafety},
 		{"check-all", []string{"check", spec, "--workers", "1", "--full-states"}, exitSafety},

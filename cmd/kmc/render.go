@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,6 +64,11 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		err = traces.SequencePNG(&b, t)
 	case "html":
 		err = traces.HTML(&b, t, traces.ReportInfo{Spec: meta.Source, Check: meta.Check})
+	}
+	if errors.Is(err, traces.ErrTooLongToDraw) {
+		fmt.Fprintf(stderr, "kmc: render: %s: %v\n", path, err)
+		hint(stderr, "render a long trace as text or itf")
+		return exitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: render: %s: %v\n", path, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kmc/specs"
+	"kmc/traces"
 )
 
 const replaySynopsis = "kmc replay TRACE.itf.json --spec SPEC [--check NAME] [--set key=value]..."
@@ -60,13 +61,20 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageError(stderr, "replay", "%s has %d checks and the trace names none: pick one with --check (%s)", *specPath, len(spec.Checks), checkNames(spec))
 	}
-	r, _, err := spec.Runnable(c)
+	// Values compare in canonical form: ITF leaves the order of sets, maps and record
+	// fields free, and another tool may write them in another order than the model.
+	r, err := spec.ReplayRunnable(c, traces.AppendCanonical)
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: replay: %v\n", err)
 		return exitUsage
 	}
+	canon, err := traces.CanonicalTrace(t)
+	if err != nil { // LoadITF has parsed every value already
+		fmt.Fprintf(stderr, "kmc: replay: %s: %v\n", path, err)
+		return exitInternal
+	}
 	fmt.Fprintf(stdout, "Replaying %s (%d states) against %s, check %s.\n", path, len(t.States), *specPath, c.Name)
-	rep, err := r.Replay(t)
+	rep, err := r.Replay(canon)
 	if err != nil {
 		fmt.Fprintf(stdout, "The trace is not a behaviour of the model: %v\n", err)
 		fmt.Fprintf(stderr, "kmc: replay: %s: %v\n", path, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"kmc/checker"
 	"kmc/specs"
@@ -18,28 +19,41 @@ const suiteExamples = `  kmc suite specs/
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
-	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: 60% of RAM)")
+	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "suite", "want one folder of spec files, got %d arguments", fs.NArg())
 	}
-	if *workers < 0 {
-		return usageError(stderr, "suite", "--workers must not be negative (got %d)", *workers)
+	if *workers < 0 || *workers > specs.MaxWorkers {
+		return usageError(stderr, "suite", "--workers must be 0..%d (got %d)", specs.MaxWorkers, *workers)
 	}
 	opts := checker.Options{Workers: *workers, MemoryBytes: defaultMemory()}
 	if *memory != "" {
 		n, err := specs.ParseSize(*memory)
+		if err == nil && n <= 0 {
+			err = errors.New("must be positive; leave it out for the default")
+		}
 		if err != nil {
 			return usageError(stderr, "suite", "--memory: %v (got %q)", err, *memory)
 		}
 		opts.MemoryBytes = n
 	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s: not a folder", dir)
+		}
+		return usageError(stderr, "suite", "%v", err)
+	}
+	if paths, err := specs.FindSpecs(dir); err == nil && len(paths) == 0 {
+		return usageError(stderr, "suite", "no *.toml files under %s", dir)
+	}
 	stop, release := newStop()
 	defer release()
 	opts.Stop = stop
-	rep, err := specs.RunSuite(fs.Arg(0), opts, stdout)
+	rep, err := specs.RunSuite(dir, opts, stdout)
 	if err != nil {
 		var list specs.ErrorList
 		if errors.As(err, &list) { // every spec's errors, joined
@@ -59,6 +73,14 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		if rep.Mismatches > rep.NeighbourMismatches {
 			hint(stderr, "run 'kmc check SPEC --check NAME' for a differing check's statistics and counterexample")
 		}
+	}
+	if rep.Interrupted {
+		fmt.Fprintln(stderr, "kmc: suite: interrupted")
+		if rep.Mismatches == 0 {
+			return exitIncomplete
+		}
+	}
+	if rep.Mismatches > 0 {
 		return exitInternal
 	}
 	return exitOK
