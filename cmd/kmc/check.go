@@ -436,7 +436,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 			}
 		}
 	case checker.Incomplete:
-		if len(res.Raise) > 0 {
+		if len(res.Raise) > 0 && res.Stats.Queue == 0 {
 			fmt.Fprintf(w, "The search is complete, but the verdict depends on a bound of the model: %s.\n", res.Reason)
 		} else {
 			fmt.Fprintf(w, "Search stopped before it was complete: %s.\n", orUnknown(res.Reason))
