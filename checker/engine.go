@@ -79,6 +79,7 @@ type engine[S any] struct {
 	distinct  int64
 	start     time.Time
 	lastProg  time.Time
+	lastCkpt  time.Time
 }
 
 // Limits that can stop a search.
