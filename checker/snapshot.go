@@ -621,7 +621,7 @@ func (in *snapIn) end() error {
 		return fmt.Errorf("section %s: checksum: %w", in.sec, err)
 	}
 	if got := binary.LittleEndian.Uint32(b); got != want {
-		return fmt.Errorf("section %s: checksum mismatch (stored %08x, computed %08x): the data is corrupt", in.sec, got, want)
+		return fmt.Errorf("section %s: checksum mismatch (stored %08x, computed %08x)", in.sec, got, want)
 	}
 	return nil
 }
