@@ -47,17 +47,24 @@ func (e *engine[S]) run() Result {
 		for lo := 0; lo < cur.n(); lo += segmentStates {
 			hi := min(lo+segmentStates, cur.n())
 			e.frontBytes = cur.bytes() + next.bytes()
-			e.ownBytes.Store(e.memBytes())
+			if e.opts.MemoryBytes > 0 {
+				e.ownBytes.Store(e.usedBytes())
+			}
 			outs := e.expand(&cur, lo, hi)
 			gen, best := int64(0), p.best
 			for _, o := range outs {
 				gen += o.gen
 				best.offer(o.viol)
 			}
-			if l := e.abort.Load(); l != limitNone {
-				// A limit stopped the expansion: the segment is dropped, and the search is
-				// as it was at its start, where a last checkpoint can be taken. (A violation
-				// found in the part expanded is still reported.)
+			l := e.abort.Load()
+			if l == limitNone && !(best.found && !best.step) && !e.fits(outs, &next) {
+				l = limitMemory
+			}
+			if l != limitNone {
+				// A limit stopped the expansion, or the memory budget has no room for the
+				// segment's insertion: the segment is dropped, and the search is as it was at
+				// its start, where a last checkpoint can be taken. (A violation found in the
+				// part expanded is still reported.)
 				reason = e.limitReason(l)
 				if !best.found {
 					e.lastCheckpoint(&cur, lo, &next, &p)
@@ -81,6 +88,7 @@ func (e *engine[S]) run() Result {
 				e.candBases = append(e.candBases[:0], e.bases...)
 				e.fillEdges(outs, d > 0)
 			}
+			e.frontBytes = cur.bytes() + next.bytes()
 			p.expandedTo = int(cur.base) + hi
 			if d > 0 {
 				if atBound {
@@ -90,7 +98,7 @@ func (e *engine[S]) run() Result {
 					break
 				}
 			}
-			if e.opts.MemoryBytes > 0 && e.memBytes() > e.opts.MemoryBytes {
+			if e.opts.MemoryBytes > 0 && e.usedBytes() > e.opts.MemoryBytes {
 				reason = "memory " + strconv.FormatInt(e.opts.MemoryBytes, 10) + " bytes reached"
 				if !best.found {
 					e.lastCheckpoint(&cur, hi, &next, &p)

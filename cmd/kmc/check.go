@@ -189,8 +189,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		over.MemoryBytes = defaultMemory()
 	}
 	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-		// The Go runtime's soft limit, a quarter above the engine's budget for its tables.
-		prev := debug.SetMemoryLimit(mem + mem/4)
+		// The Go runtime's soft limit is the budget: the engine keeps its live memory
+		// (tables, transient copies, the runtime's overhead) within it, and the limit has
+		// the collector free the old copies of grown tables before the process's resident
+		// memory goes beyond it.
+		prev := debug.SetMemoryLimit(mem)
 		defer debug.SetMemoryLimit(prev)
 	}
 	stop, release := newStop()
