@@ -150,13 +150,19 @@ type Options struct {
 	Workers     int           // 0: runtime.NumCPU()
 	MaxStates   int64         // distinct states; 0: no limit
 	MaxDepth    int           // BFS depth (initial states are depth 1); 0: no limit (*)
-	MemoryBytes int64         // budget for the engine's tables and queues; 0: no limit
+	MemoryBytes int64         // budget for the live memory of the search; 0: no limit (**)
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
 	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
 	// action properties, deadlock), but new successors are not added: the states that had
 	// some are truncated, and the search is incomplete only if some state lay beyond it.
+	//
+	// (**) The engine's tables and queues, the old copy of each one while it grows, the
+	// arrays the liveness check allocates after the search, and the Go runtime's overhead
+	// as runtime/metrics reports it: the search stops (incomplete) before a segment that
+	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
+	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,

@@ -114,10 +114,11 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier) int64 {
 // liveness check's arrays for the states found so far, and the runtime's overhead.
 func (e *engine[S]) usedBytes() int64 {
 	b := e.memBytes()
+	b += e.overhead(b)
 	if e.rec {
 		b += liveBytesPerState * e.distinct
 	}
-	return b + e.overhead(b)
+	return b
 }
 
 // overhead is the memory of the Go runtime beyond the engine's tables (own bytes), from

@@ -26,6 +26,17 @@ import (
 // (uint32), then sections HEAD, SEEN, PRNT, CURR, NEXT, LIVE (only when liveness is
 // checked) and END_, each a 4-byte tag, its payload length (uint64), the payload, and
 // the CRC-32C (Castagnoli) of tag, length and payload.
+//
+// Invariants of a snapshot read back, checked by valid:
+//  1. Depth >= 1 and Expanded <= Distinct; the rest of the level holds states [Expanded,
+//     e) and the next level states [e, Distinct).
+//  2. The fingerprint set holds at least Distinct fingerprints, each in its own shard,
+//     each value a state below Distinct or pending (a state dropped at the depth bound).
+//  3. There is one parent link per state, to an earlier state or to none.
+//  4. A violation carried over is an action property's, at a state below Distinct.
+//  5. With liveness: edges are recorded for the Expanded states, to states below Distinct,
+//     with action codes of the table; each property has a flag per state; truncated states
+//     and cut steps are sorted and of expanded states, cut by a bound of the shape.
 type Snapshot struct {
 	// What the search had done, for the caller's records: the BFS level being expanded
 	// (initial states: 1), the states generated and distinct so far, the states expanded
@@ -1011,6 +1022,14 @@ func (s *Snapshot) valid() error {
 	return nil
 }
 
+// release drops the snapshot's tables, which an engine has taken over: the snapshot must
+// not keep their first copies alive once the engine grows them.
+func (s *Snapshot) release() {
+	s.set, s.parent, s.ppos, s.cur, s.next = nil, nil, nil, nil, nil
+	s.eoff, s.etgt, s.ecode, s.codes, s.flags = nil, nil, nil, nil, nil
+	s.partial, s.cutState, s.cutCode, s.cutBy = nil, nil, nil, nil
+}
+
 // restore takes snapshot s over: e's tables become its tables, cur and next its frontiers,
 // p its position. It returns why s cannot be resumed by this search, or "".
 func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) string {
@@ -1046,6 +1065,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 		}
 	}
 	e.start = e.start.Add(-s.Elapsed)
+	s.release()
 	// The initial states must be stored, with no parent: a check that the snapshot's
 	// fingerprints are this model's.
 	var enc []byte

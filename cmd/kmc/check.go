@@ -225,18 +225,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
+		var ck *checkpointer
+		if f.checkpoint != "" || resumed != nil {
+			var code int
+			if ck, code = setupCheckpoint(&f, spec, c, &opts, resumed, every, out, stderr); ck == nil {
+				return code
+			}
+		}
 		if f.dumpGraph != "" {
 			if len(checks) > 1 {
 				return usageError(stderr, "check", "--dump-graph needs one check: name it with --check")
 			}
 			if code := dumpGraph(f.dumpGraph, f.dumpMax, r, opts, stderr); code != exitOK {
-				return code
-			}
-		}
-		var ck *checkpointer
-		if f.checkpoint != "" || resumed != nil {
-			var code int
-			if ck, code = setupCheckpoint(&f, spec, c, &opts, resumed, every, out, stderr); ck == nil {
 				return code
 			}
 		}
