@@ -53,15 +53,18 @@ func growBytes(l, c, n int, width int64, double bool) int64 {
 }
 
 // growthBytes is an upper bound on what inserting adds[i] more fingerprints into each shard
-// i allocates: the tables that grow (to the size insert grows them to) less the old ones,
-// plus, for as many shards as workers grow at once, the previous copy, live while it is
-// rehashed.
-func (s *fpSet) growthBytes(adds *[fpShards]int32, workers int) int64 {
+// i (with adds nil: all inserted into every shard, a quicker and looser bound) allocates:
+// the tables that grow (to the size insert grows them to) less the old ones, plus, for as
+// many shards as workers grow at once, the previous copy, live while it is rehashed.
+func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
 	var net, copyMax int64
 	growing := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
-		n := sh.n + int(adds[i])
+		n := sh.n + all
+		if adds != nil {
+			n = sh.n + int(adds[i])
+		}
 		size := len(sh.fps)
 		for n*4 > size*3 {
 			size = max(2*size, fpInitSlots)
@@ -78,20 +81,28 @@ func (s *fpSet) growthBytes(adds *[fpShards]int32, workers int) int64 {
 
 // segmentNeed is an upper bound on what inserting and committing outs into next allocates
 // (every candidate counted as a new state), and on the liveness check's share of the new
-// states.
-func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier) int64 {
-	var perShard [fpShards]int32
+// states. Unless exact is set, it bounds the fingerprint shards' growth without counting
+// the candidates of each.
+func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) int64 {
 	total, arena, edges, cuts := 0, 0, 0, 0
 	for _, o := range outs {
 		total += len(o.cands)
 		arena += len(o.arena)
 		edges += len(o.edges)
 		cuts += len(o.cuts)
-		for i := range o.cands {
-			perShard[shardOf(o.cands[i].fp)]++
-		}
 	}
-	need := e.set.growthBytes(&perShard, e.workers)
+	var need int64
+	if exact {
+		var perShard [fpShards]int32
+		for _, o := range outs {
+			for i := range o.cands {
+				perShard[shardOf(o.cands[i].fp)]++
+			}
+		}
+		need = e.set.growthBytes(&perShard, 0, e.workers)
+	} else {
+		need = e.set.growthBytes(nil, total, e.workers)
+	}
 	need += growBytes(len(e.parent), cap(e.parent), total, 4, false) + growBytes(len(e.ppos), cap(e.ppos), total, 2, false)
 	need += growBytes(len(next.arena), cap(next.arena), arena, 1, false) + growBytes(len(next.offs), cap(next.offs), total, 8, false)
 	for _, f := range e.flags {
@@ -147,19 +158,20 @@ func (e *engine[S]) overhead(own int64) int64 {
 	return max(nonHeap, 0) + max(v[5]-own, 0)
 }
 
-// fits reports whether the search can insert and commit outs within its budget. Near the
-// budget the edge arrays grow by a quarter instead of doubling.
+// fits reports whether the search can insert and commit outs within its budget: by the
+// quick bound far from it, by the exact one near it. Near the budget the edge arrays grow
+// by a quarter instead of doubling.
 func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
 	if e.opts.MemoryBytes <= 0 {
 		return true
 	}
 	used := e.usedBytes()
-	if used+e.segmentNeed(outs, next) <= e.opts.MemoryBytes {
+	if used+e.segmentNeed(outs, next, false) <= e.opts.MemoryBytes || used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes {
 		return true
 	}
 	if e.rec && e.edgeDouble {
 		e.edgeDouble = false
-		return used+e.segmentNeed(outs, next) <= e.opts.MemoryBytes
+		return used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes
 	}
 	return false
 }
