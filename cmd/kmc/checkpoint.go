@@ -346,7 +346,7 @@ func checkpoints(dir string) ([]int, error) {
 	}
 	var seqs []int
 	for _, e := range entries {
-		if s, ok := strings.CutPrefix(e.Name(), ckptPrefix); ok && e.IsDir() && len(s) == 6 {
+		if s, ok := strings.CutPrefix(e.Name(), ckptPrefix); ok && e.IsDir() && len(s) >= 6 {
 			if n, err := strconv.Atoi(s); err == nil && n >= 0 {
 				seqs = append(seqs, n)
 			}
