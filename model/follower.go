@@ -23,6 +23,14 @@ func (m *Model) startFetching(r *Replica) {
 	case TruncLeaderEpoch:
 		r.Fetch = FetchTruncating
 	default:
+		// With truncation on fetch, a replica whose cache has no epoch starts in Truncating
+		// and truncates to its high watermark (AbstractFetcherThread.partitionFetchState:
+		// "if (lastFetchedEpoch.nonEmpty) Fetching else Truncating", then maybeTruncate ->
+		// truncateToHighWatermark for partitionsWithoutEpochs); the model takes both at
+		// once. Only a lost checkpoint leaves a non-empty log without epochs.
+		if r.latestEpoch() == NoEpoch {
+			r.truncateTo(r.HW, m.p.AsyncTruncFlush)
+		}
 		r.Fetch = FetchFetching
 	}
 	r.LastEp = r.latestEpoch()
