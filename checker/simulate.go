@@ -38,6 +38,7 @@ type SimOptions struct {
 	Workers  int           // 0: runtime.NumCPU()
 	Time     time.Duration // wall-clock budget; 0: none. Reaching it ends the simulation (ok)
 	Deadlock bool          // report a state without successors (nor cut steps)
+	Bias     Bias          // how a walk chooses among successors; "": BiasUniform
 	// FairnessOverride is as in Options.
 	FairnessOverride []Fairness
 	// Progress, when non-nil, is called from the caller's goroutine about every
@@ -48,6 +49,28 @@ type SimOptions struct {
 	// unless a violation was found).
 	Stop <-chan struct{}
 }
+
+// Bias is how a walk chooses its next step among a state's successors. Every bias leaves
+// what is checked and reported alone: it changes which walks are taken, not what a walk's
+// lasso or violation means.
+type Bias string
+
+// Biases.
+const (
+	// BiasUniform takes every successor with the same probability.
+	BiasUniform Bias = "uniform"
+	// BiasKinds takes every enabled kind of action (ActionKinds) with the same probability,
+	// then one of its successors uniformly: a kind with many instances (a fault with many
+	// arguments) is no likelier than one with a single instance.
+	BiasKinds Bias = "kinds"
+	// BiasDelay draws, each time an action becomes enabled, a random delay from a
+	// heavy-tailed (log-uniform) distribution, and takes uniformly one of the enabled
+	// actions whose delay has passed (the earliest due when none has).
+	BiasDelay Bias = "delay"
+)
+
+// Biases lists the biases.
+var Biases = []Bias{BiasUniform, BiasKinds, BiasDelay}
 
 // Simulation defaults.
 const (
@@ -149,6 +172,13 @@ func newSim[S any](m Model[S], props []Property[S], opts SimOptions) (*sim[S], S
 		s.workers = runtime.NumCPU()
 	}
 	s.workers = min(s.workers, fpShards)
+	switch opts.Bias {
+	case "":
+		s.opts.Bias = BiasUniform
+	case BiasUniform, BiasKinds, BiasDelay:
+	default:
+		return nil, SimResult{Verdict: Incomplete, Reason: "unknown bias " + string(opts.Bias), Seed: opts.Seed}, false
+	}
 	fail := func(reason string) (*sim[S], SimResult, bool) {
 		return nil, SimResult{Verdict: Incomplete, Reason: reason, Seed: opts.Seed, Stats: SimStats{Workers: s.workers}}, false
 	}
@@ -325,9 +355,13 @@ type simWorker[S any] struct {
 	codes []uint64
 	fps   []uint64
 	first []int32
-	seen  walkSet // fingerprint -> latest position
-	top   []byte  // encoding of path's last state
-	enc   []byte  // scratch
+	seen  walkSet      // fingerprint -> latest position
+	tried walkSet      // BiasDelay: action (keyed by mix64 of its code) -> index in dent
+	kinds []int        // BiasKinds: the kinds enabled
+	dent  []delayEntry // BiasDelay: per action
+	ready []int32      // BiasDelay: per successor, when it is due
+	top   []byte       // encoding of path's last state
+	enc   []byte       // scratch
 	enc2  []byte
 
 	lv []liveTrack // per liveness property
@@ -366,6 +400,8 @@ func (w *simWorker[S]) reset() {
 		lt.p, lt.q, lt.pend = lt.p[:0], lt.q[:0], lt.pend[:0]
 	}
 	w.seen.reset()
+	w.tried.reset()
+	w.dent = w.dent[:0]
 	w.generated = 0
 }
 
@@ -413,7 +449,7 @@ func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 		if len(w.succ) == 0 || i+1 >= s.depth {
 			return nil, true
 		}
-		k := w.rng.intn(len(w.succ))
+		k := w.choose()
 		a := w.acts[k]
 		prev := w.push(w.succ[k], a)
 		p := i + 1
@@ -431,6 +467,93 @@ func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 			}
 		}
 	}
+}
+
+// choose picks the next step among the successors by the simulation's bias.
+func (w *simWorker[S]) choose() int {
+	s := w.s
+	switch s.opts.Bias {
+	case BiasKinds:
+		w.kinds = w.kinds[:0]
+		for _, a := range w.acts {
+			k := s.m.ActionKind(a)
+			x := 0
+			for x < len(w.kinds) && w.kinds[x] != k {
+				x++
+			}
+			if x == len(w.kinds) {
+				w.kinds = append(w.kinds, k)
+			}
+		}
+		k := w.kinds[w.rng.intn(len(w.kinds))]
+		n := 0
+		for _, a := range w.acts {
+			if s.m.ActionKind(a) == k {
+				n++
+			}
+		}
+		r := w.rng.intn(n)
+		for x, a := range w.acts {
+			if s.m.ActionKind(a) == k {
+				if r == 0 {
+					return x
+				}
+				r--
+			}
+		}
+	case BiasDelay:
+		i := int32(len(w.path) - 1)
+		w.ready = w.ready[:0]
+		due, earliest := 0, int32(math.MaxInt32)
+		for _, a := range w.acts {
+			key := mix64(a)
+			x, ok := w.tried.get(key)
+			if !ok {
+				x = int32(len(w.dent))
+				w.tried.put(key, x)
+				w.dent = append(w.dent, delayEntry{seen: -2})
+			}
+			e := &w.dent[x]
+			if e.seen < i-1 { // newly enabled
+				e.ready = i + w.delay()
+			}
+			e.seen = i
+			w.ready = append(w.ready, e.ready)
+			if e.ready <= i {
+				due++
+			}
+			earliest = min(earliest, e.ready)
+		}
+		lim := i
+		if due == 0 {
+			lim = earliest
+			for _, r := range w.ready {
+				if r == earliest {
+					due++
+				}
+			}
+		}
+		r := w.rng.intn(due)
+		for x, rd := range w.ready {
+			if rd <= lim {
+				if r == 0 {
+					return x
+				}
+				r--
+			}
+		}
+	}
+	return w.rng.intn(len(w.succ))
+}
+
+type delayEntry struct {
+	ready, seen int32 // when the action is due; the last position where it was enabled
+}
+
+// delay draws a log-uniform delay in [0, depth).
+func (w *simWorker[S]) delay() int32 {
+	u := float64(w.rng.next()>>11) / (1 << 53)
+	return int32(math.Exp(u*math.Log(float64(w.s.depth)))) - 1
 }
 
 // push appends state st, reached by action a, to the walk and returns the latest earlier
@@ -782,6 +905,22 @@ func (t *walkSet) put(fp uint64, pos int32) int32 {
 			prev := t.vals[i]
 			t.vals[i] = pos
 			return prev
+		}
+	}
+}
+
+// get returns the value of key.
+func (t *walkSet) get(key uint64) (int32, bool) {
+	if len(t.keys) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := key & mask; ; i = (i + 1) & mask {
+		if t.gen[i] != t.cur {
+			return 0, false
+		}
+		if t.keys[i] == key {
+			return t.vals[i], true
 		}
 	}
 }

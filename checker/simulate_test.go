@@ -33,37 +33,44 @@ func TestSimulateSafety(t *testing.T) {
 		{"deadlock", counters{N: 2, noDec: true, noMove: true}, nil, SimOptions{Seed: 3, Deadlock: true}, "Deadlock"},
 	}
 	for _, tc := range tests {
-		var first SimResult
-		for _, w := range []int{1, 2, 7} {
+		for _, bias := range Biases {
 			opts := tc.opts
-			opts.Workers = w
-			got := Simulate[cstate](tc.m, tc.props, opts)
-			if got.Verdict != Violated || got.Property != tc.want {
-				t.Fatalf("%s w=%d: got %s %q %q, want violated %s", tc.name, w, got.Verdict, got.Property, got.Reason, tc.want)
-			}
-			if w == 1 {
-				first = got
-			} else if !simSame(got, first) {
-				t.Errorf("%s w=%d: got walk %d, a different result than with 1 worker (walk %d)", tc.name, w, got.Run, first.Run)
-			}
-		}
-		rep, err := Bind[cstate](tc.m, tc.props).Replay(first.Trace)
-		if err != nil {
-			t.Errorf("%s: replay: %v", tc.name, err)
-		} else if tc.want != "Deadlock" && !reflect.DeepEqual(rep.Violates, []string{tc.want}) {
-			t.Errorf("%s: replay violates %v, want [%s]", tc.name, rep.Violates, tc.want)
-		}
-		// The walk alone, by its index, finds the same.
-		opts := tc.opts
-		opts.FirstRun, opts.Runs, opts.Workers = first.Run, 1, 1
-		if alone := Simulate[cstate](tc.m, tc.props, opts); !simSame(alone, first) {
-			t.Errorf("%s: walk %d alone: got %s %q walk %d, want the same result", tc.name, first.Run, alone.Verdict, alone.Property, alone.Run)
+			opts.Bias = bias
+			simulateSafety(t, tc.name+"/"+string(bias), tc.m, tc.props, opts, tc.want)
 		}
 	}
 	// Without the deadlock check a state without successors only ends the walk.
 	got := Simulate[cstate](counters{N: 2, noDec: true, noMove: true}, nil, SimOptions{Seed: 3, Runs: 20})
 	if got.Verdict != OK || got.Stats.Walks != 20 || got.Stats.MaxDepth != 9 {
 		t.Errorf("no deadlock check: got %s, %d walks, longest %d; want ok, 20, 9", got.Verdict, got.Stats.Walks, got.Stats.MaxDepth)
+	}
+}
+
+func simulateSafety(t *testing.T, name string, m counters, props []Property[cstate], opts SimOptions, want string) {
+	t.Helper()
+	var first SimResult
+	for _, w := range []int{1, 2, 7} {
+		opts.Workers = w
+		got := Simulate[cstate](m, props, opts)
+		if got.Verdict != Violated || got.Property != want {
+			t.Fatalf("%s w=%d: got %s %q %q, want violated %s", name, w, got.Verdict, got.Property, got.Reason, want)
+		}
+		if w == 1 {
+			first = got
+		} else if !simSame(got, first) {
+			t.Errorf("%s w=%d: got walk %d, a different result than with 1 worker (walk %d)", name, w, got.Run, first.Run)
+		}
+	}
+	rep, err := Bind[cstate](m, props).Replay(first.Trace)
+	if err != nil {
+		t.Errorf("%s: replay: %v", name, err)
+	} else if want != "Deadlock" && !reflect.DeepEqual(rep.Violates, []string{want}) {
+		t.Errorf("%s: replay violates %v, want [%s]", name, rep.Violates, want)
+	}
+	// The walk alone, by its index, finds the same.
+	opts.FirstRun, opts.Runs, opts.Workers = first.Run, 1, 1
+	if alone := Simulate[cstate](m, props, opts); !simSame(alone, first) {
+		t.Errorf("%s: walk %d alone: got %s %q walk %d, want the same result", name, first.Run, alone.Verdict, alone.Property, alone.Run)
 	}
 }
 
@@ -85,32 +92,39 @@ func TestSimulateMutex(t *testing.T) {
 	}
 	for _, tc := range tests {
 		props := []Property[mstate]{enters(0), enters(1)}
-		var first SimResult
-		for _, w := range []int{1, 2} {
-			got := Simulate[mstate](tc.m, props, SimOptions{Seed: 42, Runs: 300, Depth: 40, Workers: w})
-			if got.Verdict != tc.verdict {
-				t.Fatalf("%s w=%d: got %s %q, want %s", tc.name, w, got.Verdict, got.Reason, tc.verdict)
-			}
-			if w == 1 {
-				first = got
-			} else if !simSame(got, first) {
-				t.Errorf("%s w=%d: got a different result than with 1 worker", tc.name, w)
-			}
+		for _, bias := range Biases {
+			simulateMutex(t, tc.name+"/"+string(bias), tc.m, props, bias, tc.verdict, tc.stutter)
 		}
-		if tc.verdict != Violated {
-			if first.Stats.Walks != 300 || first.Stats.States == 0 || first.Stats.MaxDepth != 40 {
-				t.Errorf("%s: got %+v, want 300 walks of 40 states", tc.name, first.Stats)
-			}
-			continue
+	}
+}
+
+func simulateMutex(t *testing.T, name string, m mutex, props []Property[mstate], bias Bias, verdict Verdict, stutter bool) {
+	t.Helper()
+	var first SimResult
+	for _, w := range []int{1, 2} {
+		got := Simulate[mstate](m, props, SimOptions{Seed: 42, Runs: 300, Depth: 40, Workers: w, Bias: bias})
+		if got.Verdict != verdict {
+			t.Fatalf("%s w=%d: got %s %q, want %s", name, w, got.Verdict, got.Reason, verdict)
 		}
-		tr := first.Trace
-		if tr.Stutter != tc.stutter || tc.stutter != (tr.Loop < 0) {
-			t.Errorf("%s: got stutter %v loop %d, want stutter %v", tc.name, tr.Stutter, tr.Loop, tc.stutter)
+		if w == 1 {
+			first = got
+		} else if !simSame(got, first) {
+			t.Errorf("%s w=%d: got a different result than with 1 worker", name, w)
 		}
-		rep, err := Bind[mstate](tc.m, props).Replay(tr)
-		if err != nil || !containsString(rep.Violates, first.Property) || first.Property != tr.Property {
-			t.Errorf("%s: replay got %+v, %v; want it to violate %s", tc.name, rep, err, first.Property)
+	}
+	if verdict != Violated {
+		if first.Stats.Walks != 300 || first.Stats.States == 0 || first.Stats.MaxDepth != 40 {
+			t.Errorf("%s: got %+v, want 300 walks of 40 states", name, first.Stats)
 		}
+		return
+	}
+	tr := first.Trace
+	if tr.Stutter != stutter || stutter != (tr.Loop < 0) {
+		t.Errorf("%s: got stutter %v loop %d, want stutter %v", name, tr.Stutter, tr.Loop, stutter)
+	}
+	rep, err := Bind[mstate](m, props).Replay(tr)
+	if err != nil || !containsString(rep.Violates, first.Property) || first.Property != tr.Property {
+		t.Errorf("%s: replay got %+v, %v; want it to violate %s", name, rep, err, first.Property)
 	}
 }
 
@@ -268,22 +282,64 @@ func TestSimulateAllocationFree(t *testing.T) {
 	// time, and every lasso they close (a process trying while the other cycles) is checked
 	// for a violation and for fairness, and found unfair.
 	sm, _, _ := newSim[mstate](mutex{peterson: true, fair: allFair(Weak)}, []Property[mstate]{enters(0), enters(1)}, SimOptions{Depth: 200})
-	wc, wm := newSimWorker(sc), newSimWorker(sm)
-	for run := range int64(50) {
-		wc.walk(run)
-		wm.walk(run)
+	for _, bias := range Biases {
+		sc.opts.Bias, sm.opts.Bias = bias, bias
+		wc, wm := newSimWorker(sc), newSimWorker(sm)
+		for run := range int64(50) {
+			wc.walk(run)
+			wm.walk(run)
+		}
+		run := int64(0)
+		allocs := testing.AllocsPerRun(50, func() {
+			if v, done := wc.walk(run % 50); v != nil || !done {
+				t.Fatal("counters walk: want a complete walk without a violation")
+			}
+			if v, done := wm.walk(run % 50); v != nil || !done {
+				t.Fatal("peterson walk: want a complete walk without a violation")
+			}
+			run++
+		})
+		if allocs != 0 {
+			t.Errorf("bias %s: got %v allocations per walk, want 0", bias, allocs)
+		}
 	}
-	run := int64(0)
-	allocs := testing.AllocsPerRun(50, func() {
-		if v, done := wc.walk(run % 50); v != nil || !done {
-			t.Fatal("counters walk: want a complete walk without a violation")
+}
+
+// fan is a line 0..n-1 where each state steps to the next by one action of kind One or by
+// any of nine actions of kind Nine, all weakly fair.
+type fan struct{ chain }
+
+func (m fan) Next(s *uint32, succ []uint32, acts []uint64) ([]uint32, []uint64) {
+	if *s+1 < m.n {
+		for k := range uint64(10) {
+			succ, acts = append(succ, *s+1), append(acts, k)
 		}
-		if v, done := wm.walk(run % 50); v != nil || !done {
-			t.Fatal("peterson walk: want a complete walk without a violation")
+	}
+	return succ, acts
+}
+func (m fan) ActionName(a uint64) string { return m.ActionKinds()[m.ActionKind(a)] }
+func (m fan) ActionKind(a uint64) int    { return min(int(a), 1) }
+func (m fan) ActionKinds() []string      { return []string{"One", "Nine"} }
+
+// TestSimulateBiasKinds: BiasKinds takes each enabled kind of action alike, BiasUniform each
+// successor alike.
+func TestSimulateBiasKinds(t *testing.T) {
+	m := fan{chain{n: 10001}}
+	for _, tc := range []struct {
+		bias   Bias
+		lo, hi int // share of One in 10000 steps, per mille
+	}{{BiasUniform, 80, 120}, {BiasKinds, 470, 530}} {
+		s, _, _ := newSim[uint32](m, nil, SimOptions{Seed: 5, Depth: 10001, Bias: tc.bias})
+		w := newSimWorker(s)
+		w.walk(0)
+		one := 0
+		for _, a := range w.codes[1:] {
+			if a == 0 {
+				one++
+			}
 		}
-		run++
-	})
-	if allocs != 0 {
-		t.Errorf("got %v allocations per walk, want 0", allocs)
+		if got := one * 1000 / (len(w.codes) - 1); got < tc.lo || got > tc.hi {
+			t.Errorf("%s: One took %d per mille of the steps, want %d..%d", tc.bias, got, tc.lo, tc.hi)
+		}
 	}
 }

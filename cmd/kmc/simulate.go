@@ -36,6 +36,7 @@ type simFlags struct {
 	out        string
 	force      bool
 	format     string
+	bias       string
 }
 
 // simNow is the clock the default seed is derived from; tests replace it.
@@ -52,6 +53,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.depth, "depth", checker.DefaultSimDepth, "end each walk after `D` states (the initial one included)")
 	fs.IntVar(&f.workers, "workers", 0, "`N` workers taking walks (default: the spec's, else all cores); the result does not depend on it")
 	fs.StringVar(&f.timeBudget, "time", "", "stop taking walks after a `DURATION` such as 10m (default: none)")
+	fs.StringVar(&f.bias, "bias", string(checker.BiasUniform), "how a walk picks its next step, `BIAS`: uniform (every successor alike), kinds (every enabled kind of action alike, then one of its successors), or delay (each action waits a random, heavy-tailed number of steps once enabled); see README")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a state without successors as a deadlock")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/, as kmc check --out does")
@@ -74,6 +76,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.workers > specs.MaxWorkers {
 		return usageError(stderr, "simulate", "--workers must be at most %d (got %d)", specs.MaxWorkers, f.workers)
+	}
+	if !containsStr(biasNames(), f.bias) {
+		return usageError(stderr, "simulate", "--bias must be one of %s (got %q)", strings.Join(biasNames(), ", "), f.bias)
 	}
 	var budget time.Duration
 	if f.timeBudget != "" {
@@ -121,7 +126,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		}
 		so := checker.SimOptions{Seed: f.seed, Runs: f.runs, FirstRun: f.firstRun, Depth: f.depth,
 			Workers: opts.Workers, Time: budget, Deadlock: opts.Deadlock || f.deadlock,
-			FairnessOverride: opts.FairnessOverride, Progress: out.progress, Stop: stop}
+			FairnessOverride: opts.FairnessOverride, Bias: checker.Bias(f.bias), Progress: out.progress, Stop: stop}
 		if f.runs == 0 {
 			so.Runs = -1
 		}
@@ -171,6 +176,22 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	return result
 }
 
+// plural is n and a noun, with an s unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+func biasNames() []string {
+	var names []string
+	for _, b := range checker.Biases {
+		names = append(names, string(b))
+	}
+	return names
+}
+
 // simCommand is the command line that takes walk run of a simulation alone.
 func simCommand(path, check string, sets []string, so checker.SimOptions, run int64) string {
 	parts := []string{"kmc simulate", path, "--check", check}
@@ -179,6 +200,9 @@ func simCommand(path, check string, sets []string, so checker.SimOptions, run in
 	}
 	parts = append(parts, "--seed", strconv.FormatUint(so.Seed, 10), "--first-run", strconv.FormatInt(run, 10),
 		"--runs", "1", "--depth", strconv.Itoa(so.Depth))
+	if so.Bias != checker.BiasUniform {
+		parts = append(parts, "--bias", string(so.Bias))
+	}
 	if so.Deadlock {
 		parts = append(parts, "--deadlock")
 	}
@@ -201,11 +225,16 @@ func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOption
 		return
 	}
 	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
-	walks := strconv.FormatInt(so.Runs, 10) + " random walks"
-	if so.Runs < 0 {
+	var walks string
+	switch {
+	case so.Runs < 0:
 		walks = "random walks until stopped"
+	case so.Runs == 1:
+		walks = "random walk " + strconv.FormatInt(so.FirstRun, 10)
+	default:
+		walks = plural(so.Runs, "random walk")
 	}
-	if so.FirstRun > 0 {
+	if so.FirstRun > 0 && so.Runs != 1 {
 		walks += " from walk " + strconv.FormatInt(so.FirstRun, 10)
 	}
 	workers := "1 worker"
@@ -271,13 +300,13 @@ func (o *simOutput) done(spec *specs.Spec, c *specs.Check, so checker.SimOptions
 		if res.Reason != "" {
 			why = " (" + res.Reason + ")"
 		}
-		fmt.Fprintf(w, "No violation found in %d random walks of at most %d states%s.\n", st.Walks, so.Depth, why)
+		fmt.Fprintf(w, "No violation found in %s of at most %d states%s.\n", plural(st.Walks, "random walk"), so.Depth, why)
 		fmt.Fprintln(w, "Simulation is not exhaustive: no walk found a violation, which does not mean that none exists ('kmc check' explores every state).")
 	case checker.Incomplete:
-		fmt.Fprintf(w, "Simulation stopped: %s. No violation found in %d random walks.\n", orUnknown(res.Reason), st.Walks)
+		fmt.Fprintf(w, "Simulation stopped: %s. No violation found in %s.\n", orUnknown(res.Reason), plural(st.Walks, "random walk"))
 	}
-	fmt.Fprintf(w, "%d walks, %d states visited, %d states generated; about %d distinct states (a HyperLogLog estimate, standard error about 1%%).\n",
-		st.Walks, st.States, st.Generated, st.Distinct)
+	fmt.Fprintf(w, "%s, %d states visited, %d states generated; about %d distinct states (a HyperLogLog estimate, standard error about 1%%).\n",
+		plural(st.Walks, "walk"), st.States, st.Generated, st.Distinct)
 	fmt.Fprintf(w, "The longest walk has %d states.\n", st.MaxDepth)
 	fmt.Fprintf(w, "Finished in %s (%.0f walks/s). Seed: %d.\n", specs.FormatElapsed(st.Elapsed), rate(st.Walks, st.Elapsed), res.Seed)
 	for _, p := range files {
