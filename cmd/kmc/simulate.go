@@ -48,7 +48,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.check, "check", "", "simulate only the check called `NAME` (default: every check of the spec)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`, as for kmc check; repeatable")
 	fs.Uint64Var(&f.seed, "seed", 0, "the random seed `S`: walk k is drawn from (S, k) alone (default: derived from the clock, and printed)")
-	fs.Int64Var(&f.runs, "runs", checker.DefaultSimRuns, "take `N` random walks; 0: no limit, until --time or Ctrl-C")
+	fs.Int64Var(&f.runs, "runs", checker.DefaultSimRuns, "take `N` random walks; 0: no limit, until --time or Ctrl-C (with --time the default is 0)")
 	fs.Int64Var(&f.firstRun, "first-run", 0, "number the walks from `K`: --first-run K --runs 1 takes walk K alone")
 	fs.IntVar(&f.depth, "depth", checker.DefaultSimDepth, "end each walk after `D` states (the initial one included)")
 	fs.IntVar(&f.workers, "workers", 0, "`N` workers taking walks (default: the spec's, else all cores); the result does not depend on it")
@@ -87,6 +87,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "simulate", "--time: %v (got %q)", err, f.timeBudget)
 		}
 		budget = d
+	}
+	if budget > 0 && !fs.Changed("runs") {
+		f.runs = 0
 	}
 	if !fs.Changed("seed") {
 		f.seed = uint64(simNow().UnixNano())
@@ -228,20 +231,24 @@ func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOption
 	var walks string
 	switch {
 	case so.Runs < 0:
-		walks = "random walks until stopped"
+		walks = "random walks"
 	case so.Runs == 1:
 		walks = "random walk " + strconv.FormatInt(so.FirstRun, 10)
 	default:
 		walks = plural(so.Runs, "random walk")
 	}
+	walks += " of at most " + strconv.Itoa(so.Depth) + " states"
 	if so.FirstRun > 0 && so.Runs != 1 {
-		walks += " from walk " + strconv.FormatInt(so.FirstRun, 10)
+		walks += ", from walk " + strconv.FormatInt(so.FirstRun, 10)
+	}
+	if so.Runs < 0 {
+		walks += ", until stopped"
 	}
 	workers := "1 worker"
 	if so.Workers != 1 {
 		workers = strconv.Itoa(so.Workers) + " workers"
 	}
-	fmt.Fprintf(o.w, "Running %s of at most %d states with seed %d, %s.\n", walks, so.Depth, so.Seed, workers)
+	fmt.Fprintf(o.w, "Running %s, with seed %d, %s.\n", walks, so.Seed, workers)
 }
 
 func rate(n int64, d time.Duration) float64 {

@@ -63,7 +63,7 @@ func TestSimulateDefaultSeed(t *testing.T) {
 	if code != exitSafety {
 		t.Fatalf("exit code: got %d, want %d", code, exitSafety)
 	}
-	for _, want := range []string{"with seed 987654321,", "--seed 987654321 --first-run", "Seed: 987654321."} {
+	for _, want := range []string{", with seed 987654321,", "--seed 987654321 --first-run", "Seed: 987654321."} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -112,5 +112,19 @@ func TestSimulateInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Simulation stopped: interrupted.") || !strings.Contains(stderr, "kmc: simulate: interrupted; the statistics above are partial") {
 		t.Errorf("got:\n%s%s", stdout, stderr)
+	}
+}
+
+// TestSimulateTimeBudget: --time without --runs takes walks until the time is up, and
+// reaching it ends the simulation ok.
+func TestSimulateTimeBudget(t *testing.T) {
+	code, stdout, stderr := runCLI("simulate", spec, "--check", "fixed", "--time", "1ms", "--seed", "1", "--workers", "1")
+	if code != exitOK {
+		t.Fatalf("exit code: got %d, want %d\n%s%s", code, exitOK, stdout, stderr)
+	}
+	for _, want := range []string{"Running random walks of at most 100 states, until stopped, with seed 1", "(time budget reached)."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
