@@ -64,8 +64,9 @@ const (
 	// arguments) is no likelier than one with a single instance.
 	BiasKinds Bias = "kinds"
 	// BiasDelay draws, each time an action becomes enabled, a random delay from a
-	// heavy-tailed (log-uniform) distribution, and takes uniformly one of the enabled
-	// actions whose delay has passed (the earliest due when none has).
+	// heavy-tailed distribution (log-uniform over [0, Depth) steps), and takes uniformly one
+	// of the enabled actions whose delay has passed (the earliest due when none has): a
+	// pending step can wait long while others go on, as a delayed message does.
 	BiasDelay Bias = "delay"
 )
 
