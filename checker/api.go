@@ -4,7 +4,8 @@
 // search cleanly. It knows nothing about Kafka and imports only the standard library.
 //
 // The public surface is Check (or Bind, for callers that do not know the state type),
-// Options, Result, Stats and Trace. A model satisfies Model using only built-in types, so
+// Options, Result, Stats and Trace; Simulate, with SimOptions and SimResult, takes random
+// walks instead (simulate.go). A model satisfies Model using only built-in types, so
 // model packages never import checker.
 package checker
 
@@ -267,6 +268,8 @@ type TraceState struct {
 type Runnable interface {
 	// Check runs the search.
 	Check(opts Options) Result
+	// Simulate takes random walks (see Simulate).
+	Simulate(opts SimOptions) SimResult
 	// Replay checks that t is a real behaviour of the model: its first state is initial and
 	// each later state is the successor of the one before by the action named (a lasso's back
 	// edge too). A mismatch is an error naming the step (1-based, as printed) and the reason.

@@ -19,3 +19,4 @@ func (b *bound[S]) Replay(t *Trace) (ReplayReport, error) {
 func (b *bound[S]) Graph(max int, opts Options) (*Graph, error) {
 	return graph(b.m, max, opts)
 }
+func (b *bound[S]) Simulate(opts SimOptions) SimResult { return Simulate(b.m, b.props, opts) }

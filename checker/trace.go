@@ -171,24 +171,30 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 
 // makeTrace renders states (and the action codes between them) for the renderers.
 func (e *engine[S]) makeTrace(prop string, states []S, acts []uint64) *Trace {
-	t := &Trace{Property: prop, Vars: e.m.Vars(), Loop: -1}
-	if e.ev != nil {
-		t.Actors = e.ev.Actors()
+	return makeTrace(e.m, e.ev, prop, states, acts)
+}
+
+// makeTrace renders states of m (and the action codes between them: acts[j-1] leads to
+// states[j]) for the renderers; ev, when not nil, describes each step's messages.
+func makeTrace[S any](m Model[S], ev Eventer[S], prop string, states []S, acts []uint64) *Trace {
+	t := &Trace{Property: prop, Vars: m.Vars(), Loop: -1}
+	if ev != nil {
+		t.Actors = ev.Actors()
 	}
-	kinds := e.m.ActionKinds()
+	kinds := m.ActionKinds()
 	var buf []byte
 	for j := range states {
 		ts := TraceState{Values: make([]string, len(t.Vars))}
 		for v := range t.Vars {
-			buf = e.m.AppendValue(&states[j], v, buf[:0])
+			buf = m.AppendValue(&states[j], v, buf[:0])
 			ts.Values[v] = string(buf)
 		}
 		if j > 0 {
 			a := acts[j-1]
-			ts.Action = e.m.ActionName(a)
-			ts.Kind = kindName(kinds, e.m.ActionKind(a))
-			if e.ev != nil {
-				ts.Events = string(e.ev.AppendEvents(&states[j-1], a, &states[j], nil))
+			ts.Action = m.ActionName(a)
+			ts.Kind = kindName(kinds, m.ActionKind(a))
+			if ev != nil {
+				ts.Events = string(ev.AppendEvents(&states[j-1], a, &states[j], nil))
 			}
 		}
 		t.States = append(t.States, ts)

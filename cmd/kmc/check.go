@@ -150,35 +150,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		f.check, resumed = lc.man.Check, lc
 	}
-	checks := spec.Checks
-	if f.check != "" {
-		c, ok := spec.CheckByName(f.check)
-		if !ok {
-			var names []string
-			for _, c := range spec.Checks {
-				names = append(names, c.Name)
-			}
-			fmt.Fprintf(stderr, "kmc: check: %s has no check %q\n", path, f.check)
-			hint(stderr, "its checks are: "+strings.Join(names, ", "))
-			return exitUsage
-		}
-		checks = []specs.Check{*c}
+	checks, code := selectChecks("check", spec, f.check, stderr)
+	if checks == nil {
+		return code
 	}
-
-	if f.out != "" {
-		for i := range checks {
-			if err := traces.PrepareDir(filepath.Join(f.out, checks[i].Name), f.force); err != nil {
-				fmt.Fprintf(stderr, "kmc: check: --out: %v\n", err)
-				if errors.Is(err, traces.ErrNotKmcOutput) {
-					hint(stderr, "move it away, or pass --force to have kmc move it aside (kmc deletes nothing it did not write)")
-				} else {
-					hint(stderr, "--out needs a folder kmc can create and write in")
-				}
-				return exitUsage
-			}
-		}
-	} else if f.force {
-		return usageError(stderr, "check", "--force needs --out")
+	if code := prepareOut("check", f.out, checks, f.force, stderr); code != exitOK {
+		return code
 	}
 	if (f.checkpoint != "" || f.resume != "") && len(checks) > 1 {
 		return usageError(stderr, "check", "--checkpoint and --resume need one check: name it with --check")
@@ -308,6 +285,62 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return result
 }
 
+// selectChecks returns the checks of spec that a command runs: the one called name, or
+// every check when name is empty. An unknown name is a usage error (nil, exit 2).
+func selectChecks(cmd string, spec *specs.Spec, name string, stderr io.Writer) ([]specs.Check, int) {
+	if name == "" {
+		return spec.Checks, exitOK
+	}
+	c, ok := spec.CheckByName(name)
+	if !ok {
+		fmt.Fprintf(stderr, "kmc: %s: %s has no check %q\n", cmd, spec.Path, name)
+		hint(stderr, "its checks are: "+checkNames(spec))
+		return nil, exitUsage
+	}
+	return []specs.Check{*c}, exitOK
+}
+
+// prepareOut makes sure, before a search, that the output folder of each check under out
+// can be written (traces.PrepareDir); out "" writes nothing, and then force is a usage error.
+func prepareOut(cmd, out string, checks []specs.Check, force bool, stderr io.Writer) int {
+	if out == "" {
+		if force {
+			return usageError(stderr, cmd, "--force needs --out")
+		}
+		return exitOK
+	}
+	for i := range checks {
+		if err := traces.PrepareDir(filepath.Join(out, checks[i].Name), force); err != nil {
+			fmt.Fprintf(stderr, "kmc: %s: --out: %v\n", cmd, err)
+			if errors.Is(err, traces.ErrNotKmcOutput) {
+				hint(stderr, "move it away, or pass --force to have kmc move it aside (kmc deletes nothing it did not write)")
+			} else {
+				hint(stderr, "--out needs a folder kmc can create and write in")
+			}
+			return exitUsage
+		}
+	}
+	return exitOK
+}
+
+// interrupted ends a run of checks that a signal cut short (cut: a search was under way)
+// or stopped before the checks notRun; the exit code is result, made incomplete unless a
+// check found a violation before.
+func (o *checkOutput) interrupted(cmd string, result int, cut bool, notRun []string) int {
+	result = worse(result, exitIncomplete)
+	if o.json {
+		o.event(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
+		return result
+	}
+	if cut {
+		fmt.Fprintf(o.stderr, "kmc: %s: interrupted; the statistics above are partial\n", cmd)
+	}
+	if len(notRun) > 0 {
+		fmt.Fprintf(o.stderr, "kmc: %s: interrupted; not run: %s\n", cmd, strings.Join(notRun, ", "))
+	}
+	return result
+}
+
 func containsStr(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -344,14 +377,19 @@ func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
 // exitCode maps a result to the exit code: 0 ok, 3 incomplete, 11 deadlock, 12 safety
 // and 13 liveness violation.
 func exitCode(spec *specs.Spec, res checker.Result) int {
-	switch res.Verdict {
+	return verdictExit(spec, res.Verdict, res.Property)
+}
+
+// verdictExit maps a verdict and its violated property to the exit code.
+func verdictExit(spec *specs.Spec, v checker.Verdict, property string) int {
+	switch v {
 	case checker.OK:
 		return exitOK
 	case checker.Violated:
-		if res.Property == specs.DeadlockProperty {
+		if property == specs.DeadlockProperty {
 			return exitDeadlock
 		}
-		if spec.PropertyKind(res.Property).Liveness() {
+		if spec.PropertyKind(property).Liveness() {
 			return exitLiveness
 		}
 		return exitSafety
@@ -373,12 +411,16 @@ func heapBytes() int64 {
 // PNG, sequence chart, HTML report) into dir, all or nothing (see traces.WriteAll).
 func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full, force bool) (traces.Written, error) {
 	st := res.Stats
-	info := traces.ReportInfo{
-		Title: spec.Path + ", check " + c.Name, Spec: spec.Path, Check: c.Name,
-		Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
-		Command: "kmc check " + strings.Join(args, " "),
-	}
-	return traces.WriteAll(dir, res.Trace, info, traces.WriteOptions{FullStates: full, Force: force})
+	info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
+		Command: "kmc check " + strings.Join(args, " ")}
+	return writeTrace(dir, spec, c, res.Trace, info, full, force)
+}
+
+// writeTrace renders trace t of check c in every format into dir, all or nothing, with
+// info (title, spec and check filled in here) for the HTML report.
+func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, info traces.ReportInfo, full, force bool) (traces.Written, error) {
+	info.Title, info.Spec, info.Check = spec.Path+", check "+c.Name, spec.Path, c.Name
+	return traces.WriteAll(dir, t, info, traces.WriteOptions{FullStates: full, Force: force})
 }
 
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.
@@ -496,13 +538,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	case checker.OK:
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
 	case checker.Violated:
-		fmt.Fprintln(w, violationHeadline(spec, res))
-		if res.Trace != nil {
-			fmt.Fprintln(w, "Error: The behavior up to this point is:")
-			if err := traces.Text(w, res.Trace, traces.TextOptions{FullStates: o.full}); err != nil {
-				fmt.Fprintf(o.stderr, "kmc: check: %v\n", err)
-			}
-		}
+		o.violation("check", spec, res.Property, res.Trace)
 	case checker.Incomplete:
 		if len(res.Raise) > 0 && res.Stats.Queue == 0 {
 			fmt.Fprintf(w, "The search is complete, but the verdict depends on a bound of the model: %s.\n", res.Reason)
@@ -531,6 +567,17 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	}
 }
 
+// violation prints TLC's headline for a violation of property and its trace, if any.
+func (o *checkOutput) violation(cmd string, spec *specs.Spec, property string, t *checker.Trace) {
+	fmt.Fprintln(o.w, violationHeadline(spec, property))
+	if t != nil {
+		fmt.Fprintln(o.w, "Error: The behavior up to this point is:")
+		if err := traces.Text(o.w, t, traces.TextOptions{FullStates: o.full}); err != nil {
+			fmt.Fprintf(o.stderr, "kmc: %s: %v\n", cmd, err)
+		}
+	}
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "a limit was hit"
@@ -539,19 +586,19 @@ func orUnknown(s string) string {
 }
 
 // violationHeadline is TLC's first line for a violation.
-func violationHeadline(spec *specs.Spec, res checker.Result) string {
-	if res.Property == specs.DeadlockProperty {
+func violationHeadline(spec *specs.Spec, property string) string {
+	if property == specs.DeadlockProperty {
 		return "Error: Deadlock reached."
 	}
-	switch k := spec.PropertyKind(res.Property); {
+	switch k := spec.PropertyKind(property); {
 	case k.Liveness():
-		return "Error: Temporal property " + res.Property + " is violated."
+		return "Error: Temporal property " + property + " is violated."
 	case k == checker.ActionProperty:
-		return "Error: Action property " + res.Property + " is violated."
+		return "Error: Action property " + property + " is violated."
 	case k == checker.Sometimes:
-		return "Error: Property " + res.Property + " is vacuous: no reachable state satisfies it."
+		return "Error: Property " + property + " is vacuous: no reachable state satisfies it."
 	}
-	return "Error: Invariant " + res.Property + " is violated."
+	return "Error: Invariant " + property + " is violated."
 }
 
 // traceJSON is a trace as plain JSON values, with each variable's ITF value inline.

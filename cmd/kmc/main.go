@@ -33,6 +33,7 @@ type command struct {
 // commands is the dispatch table, in the order kmc help lists them.
 var commands = []command{
 	{"check", "check a spec's properties and print counterexamples", runCheck},
+	{"simulate", "take random walks through a spec's model for bounds too large to check exhaustively", runSimulate},
 	{"suite", "run every check of every spec under a folder and compare with its expectation", runSuite},
 	{"sweep", "run one check over a grid of constants and fault budgets and tabulate the verdicts", runSweep},
 	{"list", "list the model families: constants, faults, switches and properties", runList},
@@ -117,13 +118,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Examples:")
 	fmt.Fprintln(w, "  kmc check specs/twophase.toml")
 	fmt.Fprintln(w, "  kmc suite specs/")
 	fmt.Fprintln(w, "  kmc sweep specs/kafka-14154.toml --check buggy --vary max_epoch=1..3")
+	fmt.Fprintln(w, "  kmc simulate specs/kafka-14154.toml --check buggy --set brokers=4 --time 1m")
 	fmt.Fprintln(w, "  kmc list")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'kmc help COMMAND' for a command's flags.")

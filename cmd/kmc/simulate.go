@@ -1,0 +1,327 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"kmc/checker"
+	"kmc/specs"
+	"kmc/traces"
+)
+
+const simulateSynopsis = "kmc simulate SPEC [--check NAME] [--seed S] [--runs N] [--depth D] [--set key=value]... [flags]"
+
+const simulateExamples = `  kmc simulate specs/twophase.toml --check buggy --seed 1
+  kmc simulate specs/kafka-14154.toml --check buggy --set brokers=4 --runs 0 --time 10m --depth 200
+  kmc simulate specs/kafka-18723.toml --check buggy --seed 7 --first-run 1234 --runs 1 --depth 300
+`
+
+// simFlags are the flags of kmc simulate.
+type simFlags struct {
+	check      string
+	sets       []string
+	seed       uint64
+	runs       int64
+	firstRun   int64
+	depth      int
+	workers    int
+	timeBudget string
+	deadlock   bool
+	fullStates bool
+	out        string
+	force      bool
+	format     string
+	bias       string
+}
+
+// simNow is the clock the default seed is derived from; tests replace it.
+var simNow = time.Now
+
+func runSimulate(args []string, stdout, stderr io.Writer) int {
+	var f simFlags
+	fs := newFlags("simulate", simulateSynopsis, simulateExamples, stdout)
+	fs.StringVar(&f.check, "check", "", "simulate only the check called `NAME` (default: every check of the spec)")
+	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`, as for kmc check; repeatable")
+	fs.Uint64Var(&f.seed, "seed", 0, "the random seed `S`: walk k is drawn from (S, k) alone (default: derived from the clock, and printed)")
+	fs.Int64Var(&f.runs, "runs", checker.DefaultSimRuns, "take `N` random walks; 0: no limit, until --time or Ctrl-C (with --time the default is 0)")
+	fs.Int64Var(&f.firstRun, "first-run", 0, "number the walks from `K`: --first-run K --runs 1 takes walk K alone")
+	fs.IntVar(&f.depth, "depth", checker.DefaultSimDepth, "end each walk after `D` states (the initial one included)")
+	fs.IntVar(&f.workers, "workers", 0, "`N` workers taking walks (default: the spec's, else all cores); the result does not depend on it")
+	fs.StringVar(&f.timeBudget, "time", "", "stop taking walks after a `DURATION` such as 10m (default: none)")
+	fs.StringVar(&f.bias, "bias", string(checker.BiasUniform), "how a walk picks its next step, `BIAS`: uniform (every successor alike), kinds (every enabled kind of action alike, then one of its successors), or delay (each action waits a random, heavy-tailed number of steps once enabled); see README")
+	fs.BoolVar(&f.deadlock, "deadlock", false, "report a state without successors as a deadlock")
+	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
+	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/, as kmc check --out does")
+	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write (moved aside, never deleted)")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "simulate", "want one spec file, got %d arguments", fs.NArg())
+	}
+	if f.format != "text" && f.format != "json" {
+		return usageError(stderr, "simulate", "--format must be text or json (got %q)", f.format)
+	}
+	if f.runs < 0 || f.firstRun < 0 || f.workers < 0 {
+		return usageError(stderr, "simulate", "--runs, --first-run and --workers must not be negative")
+	}
+	if f.depth < 1 {
+		return usageError(stderr, "simulate", "--depth must be at least 1 (got %d)", f.depth)
+	}
+	if f.workers > specs.MaxWorkers {
+		return usageError(stderr, "simulate", "--workers must be at most %d (got %d)", specs.MaxWorkers, f.workers)
+	}
+	if !containsStr(biasNames(), f.bias) {
+		return usageError(stderr, "simulate", "--bias must be one of %s (got %q)", strings.Join(biasNames(), ", "), f.bias)
+	}
+	var budget time.Duration
+	if f.timeBudget != "" {
+		d, err := specs.ParseDuration(f.timeBudget)
+		if err != nil {
+			return usageError(stderr, "simulate", "--time: %v (got %q)", err, f.timeBudget)
+		}
+		budget = d
+	}
+	if budget > 0 && !fs.Changed("runs") {
+		f.runs = 0
+	}
+	if !fs.Changed("seed") {
+		f.seed = uint64(simNow().UnixNano())
+	}
+	path := fs.Arg(0)
+	spec, code := loadSpec(path, f.sets, stderr)
+	if spec == nil {
+		return code
+	}
+	checks, code := selectChecks("simulate", spec, f.check, stderr)
+	if checks == nil {
+		return code
+	}
+	if code := prepareOut("simulate", f.out, checks, f.force, stderr); code != exitOK {
+		return code
+	}
+	stop, release := newStop()
+	defer release()
+
+	out := &simOutput{checkOutput: checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}}
+	result := exitOK
+	var notRun []string
+	cut := false
+	for i := range checks {
+		c := &checks[i]
+		if i > 0 && stopped(stop) {
+			for _, c := range checks[i:] {
+				notRun = append(notRun, c.Name)
+			}
+			break
+		}
+		r, opts, err := spec.Runnable(c)
+		if err != nil {
+			fmt.Fprintf(stderr, "kmc: simulate: %v\n", err)
+			hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
+			return exitUsage
+		}
+		so := checker.SimOptions{Seed: f.seed, Runs: f.runs, FirstRun: f.firstRun, Depth: f.depth,
+			Workers: opts.Workers, Time: budget, Deadlock: opts.Deadlock || f.deadlock,
+			FairnessOverride: opts.FairnessOverride, Bias: checker.Bias(f.bias), Progress: out.progress, Stop: stop}
+		if f.runs == 0 {
+			so.Runs = -1
+		}
+		if f.workers != 0 {
+			so.Workers = f.workers
+		}
+		if so.Workers == 0 {
+			so.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
+		}
+		if i > 0 && !out.json {
+			fmt.Fprintln(stdout)
+		}
+		out.start(spec, c, so)
+		res := r.Simulate(so)
+		afterSearch()
+		if res.Verdict == checker.Incomplete && stopped(stop) {
+			res.Reason, cut = "interrupted", true
+		}
+		walkAlone := simCommand(spec.Path, c.Name, f.sets, so, res.Run)
+		var written traces.Written
+		var werr error
+		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
+			info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property,
+				Reason:  fmt.Sprintf("found by walk %d of a random simulation with seed %d", res.Run, res.Seed),
+				Command: walkAlone}
+			written, werr = writeTrace(filepath.Join(f.out, c.Name), spec, c, res.Trace, info, f.fullStates, f.force)
+		}
+		out.done(spec, c, so, res, walkAlone, written.Paths, werr)
+		if written.Aside != "" {
+			fmt.Fprintf(stderr, "kmc: simulate: moved the previous %s, which holds files kmc did not write, to %s\n",
+				filepath.Join(f.out, c.Name), written.Aside)
+		}
+		if werr != nil {
+			fmt.Fprintf(stderr, "kmc: simulate: --out: %v\n", werr)
+		}
+		result = worse(result, verdictExit(spec, res.Verdict, res.Property))
+		if cut {
+			for _, c := range checks[i+1:] {
+				notRun = append(notRun, c.Name)
+			}
+			break
+		}
+	}
+	if cut || len(notRun) > 0 {
+		return out.interrupted("simulate", result, cut, notRun)
+	}
+	return result
+}
+
+// plural is n and a noun, with an s unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+func biasNames() []string {
+	var names []string
+	for _, b := range checker.Biases {
+		names = append(names, string(b))
+	}
+	return names
+}
+
+// simCommand is the command line that takes walk run of a simulation alone.
+func simCommand(path, check string, sets []string, so checker.SimOptions, run int64) string {
+	parts := []string{"kmc simulate", path, "--check", check}
+	for _, s := range sets {
+		parts = append(parts, "--set", s)
+	}
+	parts = append(parts, "--seed", strconv.FormatUint(so.Seed, 10), "--first-run", strconv.FormatInt(run, 10),
+		"--runs", "1", "--depth", strconv.Itoa(so.Depth))
+	if so.Bias != checker.BiasUniform {
+		parts = append(parts, "--bias", string(so.Bias))
+	}
+	if so.Deadlock {
+		parts = append(parts, "--deadlock")
+	}
+	return strings.Join(parts, " ")
+}
+
+// simOutput prints a simulation's progress and result, as text or JSON events, in kmc
+// check's formats where they are the same thing.
+type simOutput struct {
+	checkOutput
+	lastSim checker.SimStats
+}
+
+func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOptions) {
+	o.lastSim = checker.SimStats{}
+	if o.json {
+		o.event(map[string]any{"event": "start", "mode": "simulate", "spec": spec.Path, "check": c.Name,
+			"model": spec.Model, "expected": c.Expected(), "config": configString(spec, c), "workers": so.Workers,
+			"seed": so.Seed, "runs": max(so.Runs, 0), "first_run": so.FirstRun, "depth": so.Depth})
+		return
+	}
+	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
+	var walks string
+	switch {
+	case so.Runs < 0:
+		walks = "random walks"
+	case so.Runs == 1:
+		walks = "random walk " + strconv.FormatInt(so.FirstRun, 10)
+	default:
+		walks = plural(so.Runs, "random walk")
+	}
+	walks += " of at most " + strconv.Itoa(so.Depth) + " states"
+	if so.FirstRun > 0 && so.Runs != 1 {
+		walks += ", from walk " + strconv.FormatInt(so.FirstRun, 10)
+	}
+	if so.Runs < 0 {
+		walks += ", until stopped"
+	}
+	workers := "1 worker"
+	if so.Workers != 1 {
+		workers = strconv.Itoa(so.Workers) + " workers"
+	}
+	fmt.Fprintf(o.w, "Running %s, with seed %d, %s.\n", walks, so.Seed, workers)
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func (o *simOutput) progress(st checker.SimStats) {
+	r := rate(st.Walks-o.lastSim.Walks, st.Elapsed-o.lastSim.Elapsed)
+	o.lastSim = st
+	if o.json {
+		o.event(map[string]any{"event": "progress", "walks": st.Walks, "states": st.States,
+			"distinct_estimate": st.Distinct, "max_depth": st.MaxDepth, "walks_per_second": int64(r)})
+		return
+	}
+	fmt.Fprintf(o.stderr, "Progress: %d walks, %d states visited, about %d distinct states, longest walk %d states, %.0f walks/s.\n",
+		st.Walks, st.States, st.Distinct, st.MaxDepth, r)
+}
+
+func (o *simOutput) done(spec *specs.Spec, c *specs.Check, so checker.SimOptions, res checker.SimResult, walkAlone string, files []string, writeErr error) {
+	if files == nil {
+		files = []string{}
+	}
+	got := specs.Outcome(res.Verdict, res.Property)
+	matches := got == c.Expected()
+	st := res.Stats
+	if o.json {
+		if res.Trace != nil {
+			ev := map[string]any{"event": "violation", "check": c.Name, "property": res.Property, "walk": res.Run,
+				"trace": traceJSON(res.Trace), "files": files, "command": walkAlone}
+			if writeErr != nil {
+				ev["write_error"] = writeErr.Error()
+			}
+			o.event(ev)
+		}
+		ev := map[string]any{"event": "done", "mode": "simulate", "check": c.Name, "verdict": string(res.Verdict),
+			"property": res.Property, "reason": res.Reason, "expected": c.Expected(), "matches": matches, "seed": res.Seed,
+			"stats": map[string]any{"walks": st.Walks, "states": st.States, "generated": st.Generated,
+				"distinct_estimate": st.Distinct, "max_depth": st.MaxDepth, "elapsed_seconds": st.Elapsed.Seconds(),
+				"workers": st.Workers, "walks_per_second": int64(rate(st.Walks, st.Elapsed))}}
+		if res.Verdict == checker.Violated {
+			ev["walk"] = res.Run
+		}
+		o.event(ev)
+		return
+	}
+	w := o.w
+	switch res.Verdict {
+	case checker.Violated:
+		o.violation("simulate", spec, res.Property, res.Trace)
+		fmt.Fprintf(w, "Found by walk %d of seed %d; to take that walk alone:\n  %s\n", res.Run, res.Seed, walkAlone)
+	case checker.OK:
+		why := ""
+		if res.Reason != "" {
+			why = " (" + res.Reason + ")"
+		}
+		fmt.Fprintf(w, "No violation found in %s of at most %d states%s.\n", plural(st.Walks, "random walk"), so.Depth, why)
+		fmt.Fprintln(w, "Simulation is not exhaustive: no walk found a violation, which does not mean that none exists ('kmc check' explores every state).")
+	case checker.Incomplete:
+		fmt.Fprintf(w, "Simulation stopped: %s. No violation found in %s.\n", orUnknown(res.Reason), plural(st.Walks, "random walk"))
+	}
+	fmt.Fprintf(w, "%s, %d states visited, %d states generated; about %d distinct states (a HyperLogLog estimate, standard error about 1%%).\n",
+		plural(st.Walks, "walk"), st.States, st.Generated, st.Distinct)
+	fmt.Fprintf(w, "The longest walk has %d states.\n", st.MaxDepth)
+	fmt.Fprintf(w, "Finished in %s (%.0f walks/s). Seed: %d.\n", specs.FormatElapsed(st.Elapsed), rate(st.Walks, st.Elapsed), res.Seed)
+	for _, p := range files {
+		fmt.Fprintf(w, "Wrote %s\n", p)
+	}
+	if matches {
+		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)
+	} else {
+		fmt.Fprintf(w, "Result: %s; the spec expects %s.\n", got, c.Expected())
+	}
+}
