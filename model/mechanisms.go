@@ -69,7 +69,9 @@ func lowest(set uint8) int {
 // (only with controller_host_crash: crashSteps offers no such crash otherwise): the
 // controller process dies with the broker, so it is no zombie; its ZooKeeper session ends,
 // /controller goes and another broker is elected (ControllerElect). Its queued events are
-// lost: the next controller loads its state from the store.
+// lost: the next controller loads its state from the store. An AlterPartition still addressed
+// to it is answered NOT_CONTROLLER (cpAlterPartition: not active), which re-queues it as the
+// disconnect that Kafka's broker would see does (NodeToControllerRequestThread.handleResponse).
 func (s *State) cpHostDown(b int) {
 	p := &s.CP
 	for i := 0; i < int(p.N); i++ {
@@ -191,7 +193,8 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 // cpControlledShutdown is the control plane's handling of broker b's ControlledShutdown by
 // the controller that holds /controller, and false when it needs a leader epoch above
 // max_epoch. With no such controller (its host crashed) the broker's retries run out and it
-// shuts down anyway. Kafka: doControlledShutdown -> PartitionStateMachine.
+// shuts down anyway. Kafka: doControlledShutdown (the partitions the broker leads in the
+// controller's cache) -> PartitionStateMachine.
 // doElectLeaderForPartitions: re-reads the partition state from ZooKeeper, aborts if a newer
 // controller epoch wrote it, elects, writes conditionally (KafkaZkClient.updateLeaderAndIsr,
 // with KAFKA-6082 on the controller-epoch version) and sends LeaderAndIsr to the live or
@@ -204,7 +207,9 @@ func (m *Model) cpControlledShutdown(t *State, b int) bool {
 	if !c.Session || !c.Active || p.Writer > c.Epoch {
 		return true
 	}
-	if st.Leader != uint8(b)+1 {
+	if c.Leader != uint8(b)+1 {
+		// Not the leader in the controller's cache (partitionsLedByBroker is computed from
+		// controllerContext.partitionLeadershipInfo): OfflineReplica.
 		return m.removeReplicaFromIsr(t, i, b)
 	}
 	nl := -1
