@@ -324,7 +324,8 @@ func (s *State) acceptLeaderAndIsr(b int, msg *Msg) bool {
 // ZooKeeper; aborts if they were written by a newer controller epoch (StateChangeFailed
 // Exception: "went through a soft failure"); OfflinePartitionLeaderSelector picks the first
 // live ISR member and shrinks the ISR to the live members, or throws NoReplicaOnline
-// Exception (the partition stays offline; unclean election disabled); the write is
+// Exception (the partition stays offline; with unclean_election the first live replica is
+// elected with ISR {it}, mechanisms.go uncleanLeader); the write is
 // conditional on the zkVersion just read; then LeaderAndIsr to the live replicas.
 func (m *Model) electLeader(t *State, i int) bool {
 	c := &t.CP.C[i]
