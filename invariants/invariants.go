@@ -35,6 +35,7 @@ func All() []Descriptor {
 		NoStuckAlterPartition,
 		CaughtUpFollowerEventuallyInISR,
 		ControllerCacheMatchesStore,
+		PreferredLeaderRestored,
 	}
 }
 

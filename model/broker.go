@@ -102,6 +102,23 @@ func crash(t *State, b int) {
 	t.cpBrokerDown(b)
 }
 
+// stop crashes broker b (crash) and leaves on disk what its restart will load: the log's
+// first leo records, the checkpoint file's first j entries (Replica.checkpointFile), and,
+// with recover, the log recovered from offset from; without, the cache truncated at the log
+// end as LogLoader does after a clean shutdown.
+func (m *Model) stop(t *State, b int, j, from, leo uint8, recover bool) {
+	crash(t, b)
+	tr := &t.B[b]
+	f, n := tr.checkpointFile(j)
+	tr.truncateTo(leo, false) // the log lost its tail; the cache is reloaded below
+	tr.load(f, n)
+	if recover {
+		tr.recover(from, m.p.AsyncTruncFlush)
+	} else {
+		tr.truncateFromEnd(tr.LEO, m.p.AsyncTruncFlush)
+	}
+}
+
 // crashSteps generates the crash faults of broker b. What comes back on restart follows
 // LogLoader (UnifiedLog.apply -> LogLoader.load): the leader-epoch cache is read from its
 // checkpoint file; after an unclean shutdown the segments from the one holding the recovery
@@ -131,22 +148,10 @@ func crash(t *State, b int) {
 func (m *Model) crashSteps(g *gen, b int) {
 	s := g.s
 	r := &s.B[b]
-	if !r.Alive || s.CP.hostsCurrent(b) {
-		return // the control plane does not model a crash of the controller's host
+	if !r.Alive || (s.CP.hostsCurrent(b) && !m.C.ControllerHostCrash) {
+		return // without controller_host_crash the controller's host does not crash
 	}
-	async := m.p.AsyncTruncFlush
-	restart := func(t *State, j, from, leo uint8, recover bool) {
-		crash(t, b)
-		tr := &t.B[b]
-		f, n := tr.checkpointFile(j)
-		tr.truncateTo(leo, false) // the log lost its tail; the cache is reloaded below
-		tr.load(f, n)
-		if recover {
-			tr.recover(from, async)
-		} else {
-			tr.truncateFromEnd(tr.LEO, async)
-		}
-	}
+	restart := func(t *State, j, from, leo uint8, recover bool) { m.stop(t, b, j, from, leo, recover) }
 	files := r.NCache + r.NStale // the largest file a crash can find
 	if m.budget(s, FaultCrash) {
 		for j := r.NCache; j <= files; j++ {

@@ -45,9 +45,12 @@ func (m *Model) controllerSteps(g *gen, b int) {
 		if ok {
 			nc.Live |= bit(b)
 			nc.BEpoch[b]++
-			if nc.Leader == 0 && has(nc.ISR, b) {
+			if nc.Leader == 0 && (has(nc.ISR, b) || m.C.UncleanElection) {
 				if int(nc.Epoch) >= m.C.MaxEpoch {
 					ok = false
+				}
+				if !has(nc.ISR, b) {
+					nc.ISR = bit(b) // unclean election (mechanisms.go)
 				}
 				nc.Leader = uint8(b) + 1
 				nc.Epoch++
@@ -86,6 +89,12 @@ func (m *Model) brokerFailed(c Controller, b int) (Controller, bool) {
 		}
 		c.Epoch++
 		c.PEpoch++
+		if c.Leader == 0 && m.C.UncleanElection {
+			if u := m.uncleanLeader(c.Live); u != 0 {
+				c.Leader, c.ISR = uint8(lowest(u))+1, u
+				return c, true
+			}
+		}
 	} else if !has(c.ISR, b) {
 		return c, true
 	} else {
@@ -184,4 +193,5 @@ func (m *Model) faultSteps(g *gen, b int) {
 	m.moveLeaderSteps(g, b)
 	m.crashSteps(g, b)
 	m.lossSteps(g, b)
+	m.mechanismSteps(g, b)
 }

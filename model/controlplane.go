@@ -111,8 +111,8 @@ func (m *Model) validateCP() error {
 	if !m.p.AlterPartition {
 		isr = 1 // one ISR change notification
 	}
-	if 2*(m.C.Crash+m.C.UncleanCrash+m.C.PowerLoss+m.C.SessionLoss)+m.C.Failover+isr > MaxQueue {
-		return errString("model: with controllers >= 2, 2*(crash+unclean_crash+power_loss+session_loss)+controller_failover" +
+	if 2*(m.C.Crash+m.C.UncleanCrash+m.C.PowerLoss+m.C.SessionLoss+m.C.ControlledShutdown)+m.C.Failover+isr > MaxQueue {
+		return errString("model: with controllers >= 2, 2*(crash+unclean_crash+power_loss+session_loss+controlled_shutdown)+controller_failover" +
 			" (+1 before version 2.7, for ISR change notifications) must be <= 7 (event queue)")
 	}
 	return nil
@@ -209,6 +209,7 @@ func (s *State) cpBrokerDown(b int) {
 			c.resign()
 		}
 	}
+	s.cpHostDown(b)
 	if has(s.Ctrl.Live, b) {
 		s.Ctrl.Live &^= bit(b)
 		s.enqueue(EvBrokerFailure, b)
@@ -323,7 +324,8 @@ func (s *State) acceptLeaderAndIsr(b int, msg *Msg) bool {
 // ZooKeeper; aborts if they were written by a newer controller epoch (StateChangeFailed
 // Exception: "went through a soft failure"); OfflinePartitionLeaderSelector picks the first
 // live ISR member and shrinks the ISR to the live members, or throws NoReplicaOnline
-// Exception (the partition stays offline; unclean election disabled); the write is
+// Exception (the partition stays offline; with unclean_election the first live replica is
+// elected with ISR {it}, mechanisms.go uncleanLeader); the write is
 // conditional on the zkVersion just read; then LeaderAndIsr to the live replicas.
 func (m *Model) electLeader(t *State, i int) bool {
 	c := &t.CP.C[i]
@@ -332,6 +334,9 @@ func (m *Model) electLeader(t *State, i int) bool {
 		return true
 	}
 	live := st.ISR & c.Live
+	if live == 0 && m.C.UncleanElection {
+		live = m.uncleanLeader(c.Live) // the new ISR is the leader alone
+	}
 	if live == 0 {
 		return true
 	}
@@ -541,6 +546,7 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		}
 	}
 	cur := int(p.N) - 1
+	m.controllerElectSteps(g)
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
 		if !r.Alive {
@@ -621,6 +627,31 @@ func (n *Network) findAlter(b, ctrl uint8) int {
 	return -1
 }
 
+// becomeController makes broker nb the controller that holds /controller: it increments
+// /controller_epoch and runs onControllerFailover: initializeControllerContext loads the
+// cache from the store (live brokers: the registered ones), PartitionStateMachine.startup
+// marks the partition offline when its leader is not live and elects one, and
+// ReplicaStateMachine.startup sends LeaderAndIsr to the live replicas. It reports false when
+// the election needs a leader epoch above max_epoch.
+func (m *Model) becomeController(t *State, nb int) bool {
+	tp := &t.CP
+	tp.CEpoch++
+	tp.CVersion++
+	i := int(tp.N)
+	tp.N++
+	c := &tp.C[i]
+	*c = Incarnation{Broker: uint8(nb), Epoch: tp.CEpoch, Active: true, Session: true, Live: t.Ctrl.Live}
+	c.loadPartition(&t.Ctrl)
+	if c.Leader == 0 || !has(c.Live, int(c.Leader)-1) {
+		c.Offline = true
+		if !m.electLeader(t, i) {
+			return false
+		}
+	}
+	m.sendLeaderAndIsr(t, i, c.Live)
+	return true
+}
+
 // failoverSteps generates ControllerFailover(b), the fault controller_failover: the ZooKeeper
 // session of the controller that holds /controller expires while its process lives on (a
 // soft failure: GC pause, network partition). Its /controller and /brokers/ids znodes go
@@ -644,8 +675,8 @@ func (m *Model) failoverSteps(g *gen) {
 	case int(p.N) >= m.C.Controllers:
 		budget = BoundControllers
 	}
-	if budget >= 0 && !g.cutOn {
-		return
+	if (budget >= 0 && !g.cutOn) || !p.C[int(p.N)-1].Session {
+		return // no controller holds /controller (its host crashed): ControllerElect instead
 	}
 	cur := int(p.N) - 1
 	old := p.C[cur].Broker
@@ -665,25 +696,13 @@ func (m *Model) failoverSteps(g *gen) {
 		return
 	}
 	t := g.emit(act1(KindControllerFailover, nb))
-	tp := &t.CP
-	tp.C[cur].Session = false
+	t.CP.C[cur].Session = false
 	t.Ctrl.Live = live
-	tp.CEpoch++
-	tp.CVersion++
-	i := int(tp.N)
-	tp.N++
-	c := &tp.C[i]
-	*c = Incarnation{Broker: uint8(nb), Epoch: tp.CEpoch, Active: true, Session: true, Live: live}
-	c.loadPartition(&t.Ctrl)
-	if c.Leader == 0 || !has(live, int(c.Leader)-1) {
-		c.Offline = true
-		if !m.electLeader(t, i) {
-			g.retract()
-			g.cutStep(act1(KindControllerFailover, nb), BoundMaxEpoch)
-			return
-		}
+	if !m.becomeController(t, nb) {
+		g.retract()
+		g.cutStep(act1(KindControllerFailover, nb), BoundMaxEpoch)
+		return
 	}
-	m.sendLeaderAndIsr(t, i, c.Live)
 	// The old host's ZooKeeper client opens a new session at once and the broker registers
 	// again (KafkaZkClient.registerBroker from the new-session handler); the new controller
 	// learns it through the BrokerChange event it queues. Taking the two in one step drops

@@ -18,10 +18,15 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 	cp.MaxRecords, cp.MaxEpoch, cp.Controllers, cp.ControllerBroker, cp.Crash = 1, 1, 2, 3, 1
 	cp2 := cp
 	cp2.Failover, cp2.MaxEpoch, cp2.Crash, cp2.MaxRecords = 1, 2, 2, 0
+	mech := DefaultConfig()
+	mech.Brokers, mech.MaxRecords, mech.MaxEpoch, mech.UncleanElection, mech.ControlledShutdown, mech.PreferredElection = 2, 1, 2, true, 1, 1
+	mechCP := DefaultConfig()
+	mechCP.MaxRecords, mechCP.MaxEpoch, mechCP.Controllers, mechCP.Failover = 0, 2, 2, 1
+	mechCP.ControllerHostCrash, mechCP.ControlledShutdown, mechCP.PreferredElection, mechCP.ControlLoss, mechCP.Lag = true, 1, 1, 1, 1
 	for _, tc := range []struct {
 		name string
 		c    Config
-	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}} {
+	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}, {"mechanisms", mech}, {"mechanisms-controlplane", mechCP}} {
 		m, err := New(tc.c)
 		if err != nil {
 			t.Fatal(err)
@@ -52,6 +57,12 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 				c.Controllers++
 			case BoundPowerLoss:
 				c.PowerLoss++
+			case BoundControlledShutdown:
+				c.ControlledShutdown++
+			case BoundPreferred:
+				c.PreferredElection++
+			case BoundControlLoss:
+				c.ControlLoss++
 			}
 			return newModel(c) // not validated: a raised bound may exceed a limit of the spec
 		}
@@ -108,8 +119,10 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 						a = act(KindBrokerUncleanCrash, argOf(a, 0), int(r.LEO), int(r.NCache))
 					case KindBrokerPowerLoss:
 						a = act(KindBrokerPowerLoss, argOf(a, 0), int(r.LEO), int(r.LEO), int(r.NCache))
-					case KindBrokerCrash:
-						a = act1(KindBrokerCrash, argOf(a, 0))
+					case KindBrokerCrash, KindBrokerControlledShutdown:
+						a = act1(kindOf(a), argOf(a, 0))
+					case KindNetworkLoseControlMessage:
+						a = act(KindNetworkLoseControlMessage, argOf(a, 0), 0)
 					}
 					found := false
 					for j := range cut {
@@ -156,6 +169,9 @@ func (m *Model) raisedFrom(b int, raise func(int) *Model) *Model {
 	c.Failover += r.Failover - base.Failover
 	c.Controllers += r.Controllers - base.Controllers
 	c.PowerLoss += r.PowerLoss - base.PowerLoss
+	c.ControlledShutdown += r.ControlledShutdown - base.ControlledShutdown
+	c.PreferredElection += r.PreferredElection - base.PreferredElection
+	c.ControlLoss += r.ControlLoss - base.ControlLoss
 	return newModel(c)
 }
 
@@ -171,7 +187,8 @@ func containsAction(acts []uint64, a uint64) bool {
 func TestBoundsNames(t *testing.T) {
 	m, _ := New(DefaultConfig())
 	got := strings.Join(m.Bounds(), " ")
-	want := "max_epoch=3 max_records=2 crash=0 unclean_crash=0 lag=0 message_loss=0 leader_change=0 session_loss=0 controller_failover=0 controllers=1 power_loss=0"
+	want := "max_epoch=3 max_records=2 crash=0 unclean_crash=0 lag=0 message_loss=0 leader_change=0 session_loss=0 controller_failover=0 controllers=1 power_loss=0" +
+		" controlled_shutdown=0 preferred_election=0 control_loss=0"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

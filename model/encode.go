@@ -10,6 +10,9 @@ import "strconv"
 func (m *Model) Encode(s *State, buf []byte) []byte {
 	buf = append(buf, s.Written,
 		s.Used[0]<<4|s.Used[1], s.Used[2]<<4|s.Used[3], s.Used[4]<<4|s.Used[5])
+	if m.mechBudgets() {
+		buf = append(buf, s.Used[6]<<4|s.Used[7], s.Used[8])
+	}
 	buf = append(buf, s.Acked[:m.C.MaxRecords]...)
 	c := &s.Ctrl
 	buf = append(buf, c.Leader<<4|c.Epoch, c.PEpoch, c.ISR, c.Live)
@@ -75,6 +78,11 @@ func (m *Model) Decode(buf []byte, s *State) {
 	s.Used[2], s.Used[3] = v>>4, v&15
 	v = next()
 	s.Used[4], s.Used[5] = v>>4, v&15
+	if m.mechBudgets() {
+		v = next()
+		s.Used[6], s.Used[7] = v>>4, v&15
+		s.Used[8] = next()
+	}
 	for i := 0; i < m.C.MaxRecords; i++ {
 		s.Acked[i] = next()
 	}
@@ -472,9 +480,14 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 	case VarWritten:
 		return jInt(buf, int(s.Written))
 	case VarFaults:
-		names := [numFaults]string{"crash", "unclean_crash", "lag", "message_loss", "leader_change", "power_loss"}
+		names := [numFaults]string{"crash", "unclean_crash", "lag", "message_loss", "leader_change", "power_loss",
+			"controlled_shutdown", "preferred_election", "control_loss"}
+		n := FaultControlledShutdown
+		if m.mechBudgets() {
+			n = numFaults
+		}
 		buf = append(buf, '{')
-		for f := 0; f < numFaults; f++ {
+		for f := 0; f < n; f++ {
 			buf = jField(buf, f == 0, names[f])
 			buf = jInt(buf, int(s.Used[f]))
 		}

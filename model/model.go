@@ -65,7 +65,10 @@ type Config struct {
 	PowerLoss    int // machine crashes: the unflushed log suffix is lost, recovery runs
 	Lag          int // ISR shrinks of a lagging follower (LeaderShrinkISR)
 	MessageLoss  int // lost fetch-plane messages (FetchRequest/Response, OffsetsForLeaderEpoch)
-	LeaderChange int // controlled leader changes (preferred-leader election, reassignment)
+	// LeaderChange counts controlled leader changes to any live ISR member other than the
+	// leader (a reassignment's election, an operator's election to a chosen replica).
+	// PreferredElection (below) is the narrower preferred-replica election: only broker 1.
+	LeaderChange int
 
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
@@ -79,6 +82,31 @@ type Config struct {
 	Fix6082          bool // KAFKA-6082: store writes are conditional on the controller-epoch version
 	Fix14154         bool // KAFKA-14154 (PR 12506): a controller answers NOT_CONTROLLER to a request ahead of it
 	Fix14154Proposed bool // KAFKA-14154 as proposed (PR 12499): no AlterPartition to a controller below the highest epoch seen
+
+	// Mechanisms off by default (mechanisms.go); each zero value leaves the model as it was.
+	//
+	// UncleanElection is unclean.leader.election.enable: with no live ISR member the
+	// controller elects a live replica outside the ISR, whose ISR is then itself alone.
+	UncleanElection bool
+	// ControlledShutdown is a fault budget (controlled_shutdown): the broker asks the
+	// controller to move its leadership to another live ISR member and to drop it from the
+	// ISR, then stops cleanly (as crash), and can restart.
+	ControlledShutdown int
+	// PreferredElection is a fault budget (preferred_election): the controller elects the
+	// preferred replica, broker 1 (the first of the assignment), when it is live, in the ISR
+	// and not leader (auto.leader.rebalance.enable, kafka-leader-election --election-type
+	// preferred). LeaderChange instead moves leadership to any live ISR member, as a
+	// reassignment or an operator's election does.
+	PreferredElection int
+	// ControlLoss is a fault budget (control_loss): a lost AlterPartition request or response
+	// (a disconnect or request timeout); the broker re-queues the request and sends it again.
+	// It needs the control plane (controllers >= 2). A LeaderAndIsr is never lost: the
+	// controller's RequestSendThread re-sends it until delivered.
+	ControlLoss int
+	// ControllerHostCrash lets crash, unclean_crash, power_loss and controlled_shutdown stop
+	// the broker that hosts the active controller (controllers >= 2): the controller dies
+	// with it and another broker is elected (ControllerElect, a protocol step).
+	ControllerHostCrash bool
 }
 
 // DefaultConfig is the configuration the family's defaults describe.
@@ -112,7 +140,11 @@ func (c *Config) Validate() error {
 		check("controller_broker", c.ControllerBroker, 0, c.Brokers),
 		check("controller_failover", c.Failover, 0, MaxControllers-1),
 		check("session_loss", c.SessionLoss, 0, 15),
+		check("controlled_shutdown", c.ControlledShutdown, 0, 15),
+		check("preferred_election", c.PreferredElection, 0, 15),
+		check("control_loss", c.ControlLoss, 0, 15),
 		c.validateCP(),
+		c.validateMechanisms(),
 	} {
 		if e != nil {
 			return e
@@ -257,6 +289,9 @@ const (
 	FaultLoss
 	FaultLeaderChange
 	FaultPowerLoss
+	FaultControlledShutdown // mechanisms.go: encoded only when one of these budgets is set
+	FaultPreferred
+	FaultControlLoss
 	numFaults
 )
 
@@ -303,6 +338,10 @@ const (
 	KindBrokerSessionLoss
 	KindBrokerPowerLoss
 	KindControllerHandleIsrChange
+	KindBrokerControlledShutdown
+	KindControllerElectPreferred
+	KindNetworkLoseControlMessage
+	KindControllerElect
 	numKinds
 )
 
@@ -334,16 +373,21 @@ var kindNames = []string{
 	"BrokerSessionLoss",
 	"BrokerPowerLoss",
 	"ControllerHandleIsrChange",
+	"BrokerControlledShutdown",
+	"ControllerElectPreferred",
+	"NetworkLoseControlMessage",
+	"ControllerElect",
 }
 
 // kindArgs is the number of arguments each kind prints.
 var kindArgs = [numKinds]int{
-	KindLeaderHandleFetch:        2,
-	KindNetworkReadRecord:        2,
-	KindLeaderHandleEpochRequest: 2,
-	KindLeaderShrinkISR:          2,
-	KindBrokerUncleanCrash:       3,
-	KindBrokerPowerLoss:          4,
+	KindLeaderHandleFetch:         2,
+	KindNetworkReadRecord:         2,
+	KindLeaderHandleEpochRequest:  2,
+	KindLeaderShrinkISR:           2,
+	KindBrokerUncleanCrash:        3,
+	KindBrokerPowerLoss:           4,
+	KindNetworkLoseControlMessage: 2,
 }
 
 // Action codes: the kind in the low 5 bits, then up to four 4-bit arguments. Broker
@@ -398,7 +442,7 @@ func (m *Model) ActionName(a uint64) string {
 		k == KindControllerHandleAlterPartition) {
 		n = 2 // (controller incarnation, broker)
 	}
-	if k == KindBrokerCrash && argOf(a, 1) != 0 {
+	if (k == KindBrokerCrash || k == KindBrokerControlledShutdown) && argOf(a, 1) != 0 {
 		n = 2 // (broker, stale checkpoint entries kept)
 	}
 	if n == 0 {
@@ -410,7 +454,8 @@ func (m *Model) ActionName(a uint64) string {
 			buf = append(buf, ',')
 		}
 		v := argOf(a, i)
-		if i < 2 && !((k == KindBrokerUncleanCrash || k == KindBrokerPowerLoss || k == KindBrokerCrash) && i > 0) {
+		if i < 2 && !((k == KindBrokerUncleanCrash || k == KindBrokerPowerLoss || k == KindBrokerCrash ||
+			k == KindBrokerControlledShutdown || k == KindNetworkLoseControlMessage) && i > 0) {
 			v++ // broker
 		}
 		buf = strconv.AppendInt(buf, int64(v), 10)
@@ -437,7 +482,8 @@ func (m *Model) Fairness(kind int) int {
 	switch kind {
 	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
 		KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindNetworkLoseMessage,
-		KindControllerFailover, KindBrokerSessionLoss:
+		KindControllerFailover, KindBrokerSessionLoss,
+		KindBrokerControlledShutdown, KindControllerElectPreferred, KindNetworkLoseControlMessage:
 		return Unfair
 	}
 	return Weak
@@ -496,6 +542,9 @@ const (
 	BoundFailover
 	BoundControllers
 	BoundPowerLoss
+	BoundControlledShutdown // BoundControlledShutdown+f-FaultControlledShutdown is fault f's
+	BoundPreferred
+	BoundControlLoss
 	numBounds
 )
 
@@ -504,9 +553,11 @@ const (
 func (m *Model) Bounds() []string {
 	c := &m.C
 	vals := [numBounds]int{c.MaxEpoch, c.MaxRecords, c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss,
-		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1), c.PowerLoss}
+		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1), c.PowerLoss,
+		c.ControlledShutdown, c.PreferredElection, c.ControlLoss}
 	names := [numBounds]string{"max_epoch", "max_records", "crash", "unclean_crash", "lag", "message_loss",
-		"leader_change", "session_loss", "controller_failover", "controllers", "power_loss"}
+		"leader_change", "session_loss", "controller_failover", "controllers", "power_loss",
+		"controlled_shutdown", "preferred_election", "control_loss"}
 	out := make([]string, numBounds)
 	for i := range out {
 		out[i] = names[i] + "=" + strconv.Itoa(vals[i])
@@ -567,7 +618,8 @@ func (g *gen) emit(a uint64) *State {
 
 // budget reports whether fault f has budget left.
 func (m *Model) budget(s *State, f int) bool {
-	lim := [numFaults]int{m.C.Crash, m.C.UncleanCrash, m.C.Lag, m.C.MessageLoss, m.C.LeaderChange, m.C.PowerLoss}
+	lim := [numFaults]int{m.C.Crash, m.C.UncleanCrash, m.C.Lag, m.C.MessageLoss, m.C.LeaderChange, m.C.PowerLoss,
+		m.C.ControlledShutdown, m.C.PreferredElection, m.C.ControlLoss}
 	return int(s.Used[f]) < lim[f]
 }
 

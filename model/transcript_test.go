@@ -70,6 +70,14 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				}
 				continue
 			}
+			if k == "unclean_election" || k == "controller_host_crash" {
+				on, err := strconv.ParseBool(v)
+				if err != nil {
+					t.Fatalf("config: %s: %v", k, err)
+				}
+				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash}[k] = on
+				continue
+			}
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				t.Fatalf("config: %s: %v", k, err)
@@ -79,7 +87,8 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				"unclean_crash": &c.UncleanCrash, "power_loss": &c.PowerLoss, "lag": &c.Lag, "message_loss": &c.MessageLoss,
 				"leader_change": &c.LeaderChange, "controllers": &c.Controllers,
 				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover,
-				"session_loss": &c.SessionLoss}[k]
+				"session_loss": &c.SessionLoss, "controlled_shutdown": &c.ControlledShutdown,
+				"preferred_election": &c.PreferredElection, "control_loss": &c.ControlLoss}[k]
 			if p == nil {
 				t.Fatalf("config: unknown key %q", k)
 			}

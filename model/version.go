@@ -182,6 +182,11 @@ func (p Profile) Mechanisms() []string {
 	add(p.AsyncTruncFlush, "KAFKA-16541 asynchronous checkpoint write after a truncation (3.8)")
 	add(p.ResponseEpochGuard, "KAFKA-18991 fetch response must match the fetch state's epoch (4.1)")
 	add(p.ZooKeeper, "ZooKeeper controller (controllers >= 2)")
+	add(true, "unclean leader election, unclean_election (0.8.2; off by default since 0.11, KIP-106)")
+	add(true, "controlled shutdown, controlled_shutdown (0.8.0)")
+	add(true, "preferred-replica election, preferred_election (0.8.0; automatic since 0.8.1, auto.leader.rebalance.enable)")
+	add(p.ZooKeeper && p.AlterPartition, "AlterPartition resent after a lost request or response, control_loss (2.7)")
+	add(p.ZooKeeper, "the active controller dies with its host, controller_host_crash (controllers >= 2)")
 	for _, bit := range []uint8{FixBit6082, FixBit14154, FixBit18723} {
 		if p.Fixes&bit != 0 {
 			out = append(out, "fix "+FixNames[bit])

@@ -42,6 +42,11 @@ expect = "ok"
 			"s.toml:15:16: check[1].faults.session_loss: controller_failover and session_loss need controllers >= 2"},
 		{"the first field set is named", spec("", "[check.constants]\ncontrollers = 2\n[check.faults]\nleader_change = 1"), nil,
 			"s.toml:17:17: check[1].faults.leader_change: leader_change is not modelled with controllers >= 2"},
+		// Reference: issue 12 (mechanisms that need the control plane).
+		{"control_loss without the control plane", spec("", "[check.faults]\ncontrol_loss = 1"), nil,
+			"s.toml:15:16: check[1].faults.control_loss: control_loss needs controllers >= 2 (the single controller's AlterPartition has no retry to model)"},
+		{"controller_host_crash without the control plane", spec("", "[check.constants]\ncontroller_host_crash = true"), nil,
+			"s.toml:15:25: check[1].constants.controller_host_crash: controller_host_crash needs controllers >= 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

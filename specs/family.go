@@ -21,6 +21,10 @@ type Param struct {
 	Min, Max int      // inclusive range, for Int
 	Enum     []string // allowed names, for Enum
 	Default  int
+	// Quiet parameters are left out of a check's printed configuration (and of a
+	// checkpoint's search configuration) while they hold their default, so that adding one
+	// changes no output of a configuration that does not set it.
+	Quiet bool
 }
 
 // Switch is a fix switch of a model family, named after its issue ("KAFKA-18723").

@@ -29,6 +29,11 @@ func kafkaFamily() Family {
 	fault := func(name, doc string) Param {
 		return Param{Name: name, Doc: doc, Kind: Int, Min: 0, Max: 15, Default: 0}
 	}
+	mechanism := func(name, doc string) Param { // added with issue 12: quiet while 0
+		p := fault(name, doc)
+		p.Quiet = true
+		return p
+	}
 	return Family{
 		Name: "kafka",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
@@ -45,6 +50,10 @@ func kafkaFamily() Family {
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
 				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
 			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
+			{Name: "unclean_election", Doc: "unclean.leader.election.enable: with no live ISR member the controller elects a live out-of-sync replica, ISR = {it} (every version; default false since 0.11, KIP-106)",
+				Kind: Bool, Default: 0, Quiet: true},
+			{Name: "controller_host_crash", Doc: "crash, unclean_crash, power_loss and controlled_shutdown may stop the active controller's host; the controller dies with it and another broker is elected (needs controllers >= 2)",
+				Kind: Bool, Default: 0, Quiet: true},
 		},
 		Faults: []Param{
 			fault("crash", "controlled shutdowns and restarts (no log recovery; from 3.8 a pending checkpoint write of a truncation may be lost)"),
@@ -52,9 +61,12 @@ func kafkaFamily() Family {
 			fault("power_loss", "machine crashes: the unflushed log suffix is lost; before 3.0 the leader-epoch checkpoint may revert to an earlier version"),
 			fault("lag", "ISR shrinks of a lagging follower"),
 			fault("message_loss", "lost fetch-plane messages"),
-			fault("leader_change", "controlled leader changes (preferred-leader election)"),
+			fault("leader_change", "controlled leader changes to any live ISR member (reassignment, an election to a chosen replica); preferred_election elects only broker 1"),
 			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2)"),
 			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
+			mechanism("controlled_shutdown", "controlled shutdowns: the controller moves the broker's leadership to another live ISR member and drops it from the ISR, then it stops cleanly and can restart (every version)"),
+			mechanism("preferred_election", "preferred-replica elections: leadership to broker 1 when it is live, in the ISR and not leader (auto.leader.rebalance.enable; every version)"),
+			mechanism("control_loss", "lost AlterPartition requests or responses; the broker re-queues and resends the request (needs controllers >= 2 and version >= 2.8)"),
 		},
 		Switches: []Switch{
 			{Name: Kafka18723, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
@@ -94,6 +106,8 @@ func KafkaConfig(cfg Config) model.Config {
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
 		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
+		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
+		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
 	}
 }
 

@@ -470,6 +470,9 @@ func configString(spec *specs.Spec, c *specs.Check) string {
 	var parts []string
 	for _, ps := range [][]specs.Param{spec.Family.Constants, spec.Family.Faults} {
 		for _, p := range ps {
+			if p.Quiet && c.Config.Values[p.Name] == p.Default {
+				continue
+			}
 			parts = append(parts, p.Name+"="+paramValue(p, c.Config.Values[p.Name]))
 		}
 	}

@@ -121,6 +121,9 @@ func searchConfig(spec *specs.Spec, c *specs.Check, opts checker.Options) []stri
 		params []specs.Param
 	}{{"constants.", spec.Family.Constants}, {"faults.", spec.Family.Faults}} {
 		for _, p := range group.params {
+			if p.Quiet && c.Config.Values[p.Name] == p.Default {
+				continue
+			}
 			lines = append(lines, group.prefix+p.Name+"="+paramValue(p, c.Config.Values[p.Name]))
 		}
 	}

@@ -1,0 +1,30 @@
+package invariants
+
+import (
+	"kmc/checker"
+	"kmc/model"
+)
+
+// PreferredLeaderRestored: leadership left broker 1, the preferred replica, and came back.
+var PreferredLeaderRestored = Descriptor{
+	Name: "PreferredLeaderRestored",
+	Doc: "a witness (sometimes): the store's leader is broker 1, the preferred replica (the head of the " +
+		"assignment), in a leader epoch above 2, and broker 1 leads that epoch: leadership left it and came " +
+		"back. With leader_change = 1 and no crash only a preferred-replica election (preferred_election) " +
+		"brings it back; without one the property is vacuous, which kmc reports as a violation",
+	Kind:  checker.Sometimes,
+	Ref:   "auto.leader.rebalance.enable; KafkaController.checkAndTriggerAutoLeaderRebalance",
+	Build: sometimes("PreferredLeaderRestored", preferredLeaderRestored),
+}
+
+func preferredLeaderRestored(m *model.Model, s *model.State) bool {
+	r := &s.B[0]
+	return s.Ctrl.Leader == 1 && s.Ctrl.Epoch > 2 && r.Alive && r.Role == model.RoleLeader && r.Epoch == s.Ctrl.Epoch
+}
+
+func sometimes(name string, f func(m *model.Model, s *model.State) bool) func(m *model.Model) checker.Property[model.State] {
+	return func(m *model.Model) checker.Property[model.State] {
+		return checker.Property[model.State]{Name: name, Kind: checker.Sometimes,
+			State: func(s *model.State) bool { return f(m, s) }}
+	}
+}
