@@ -18,10 +18,12 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 	cp.MaxRecords, cp.MaxEpoch, cp.Controllers, cp.ControllerBroker, cp.Crash = 1, 1, 2, 3, 1
 	cp2 := cp
 	cp2.Failover, cp2.MaxEpoch, cp2.Crash, cp2.MaxRecords = 1, 2, 2, 0
+	bytes := single // reads by position, with the send-side fix's post-pass (bytes.go)
+	bytes.RecordSizes, bytes.MaxFetchRecords, bytes.MaxRecords, bytes.Fix18723SendSide = SizesVaried, 2, 2, true
 	for _, tc := range []struct {
 		name string
 		c    Config
-	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}} {
+	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}, {"bytes", bytes}} {
 		m, err := New(tc.c)
 		if err != nil {
 			t.Fatal(err)

@@ -147,19 +147,21 @@ func (r *Replica) rebuildCache(keep, from uint8) {
 	}
 	r.truncateFromEnd(r.LEO)
 	for o := from; o < r.LEO; o++ {
-		r.assign(r.Log[o].Epoch, o)
+		if r.Log[o].ID != 0 { // not a hole (bytes.go)
+			r.assign(r.Log[o].Epoch, o)
+		}
 	}
 }
 
 // CacheMatchesLog reports whether every batch's epoch is the epoch of the cache's floor
-// entry for its offset (EpochCacheMatchesLog).
+// entry for its offset (EpochCacheMatchesLog); holes have no batch.
 func (r *Replica) CacheMatchesLog() bool {
 	j := -1
 	for o := uint8(0); o < r.LEO; o++ {
 		for j+1 < int(r.NCache) && r.Cache[j+1].Start <= o {
 			j++
 		}
-		if j < 0 || r.Cache[j].Epoch != r.Log[o].Epoch {
+		if r.Log[o].ID != 0 && (j < 0 || r.Cache[j].Epoch != r.Log[o].Epoch) {
 			return false
 		}
 	}

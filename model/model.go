@@ -51,7 +51,7 @@ type Config struct {
 	MinISR          int // min.insync.replicas, 1..Brokers
 	MaxRecords      int // producer writes in total, 0..MaxLog
 	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are cut (Bounds)
-	MaxFetchRecords int // records per fetch response, 1..MaxFetch
+	MaxFetchRecords int // records per fetch response, 1..MaxFetch: maxBytes in record size units (bytes.go)
 	Truncation      int // TruncHighWatermark, TruncLeaderEpoch or TruncDivergingEpoch
 
 	// Fault budgets (each 0..15).
@@ -64,6 +64,11 @@ type Config struct {
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
 	Fix13077 bool // KAFKA-13077: recovery rebuilds the leader-epoch cache from the whole log
+
+	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes, and two proposed fixes.
+	RecordSizes      int  // SizesUniform, SizesVaried or SizesDistinct
+	Fix18723Strict   bool // proposal: Fix18723, and no batch below the follower's last batch epoch, nor any after it
+	Fix18723SendSide bool // proposal: a truncation aborts the sends whose unsent slice it cut
 
 	// Control plane (controlplane.go), on when Controllers >= 2.
 	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
@@ -97,6 +102,7 @@ func (c *Config) Validate() error {
 		check("max_epoch", c.MaxEpoch, 1, MaxEpoch),
 		check("max_fetch_records", c.MaxFetchRecords, 1, MaxFetch),
 		check("truncation", c.Truncation, 0, len(TruncationNames)-1),
+		check("record_sizes", c.RecordSizes, 0, len(RecordSizeNames)-1),
 		check("crash", c.Crash, 0, 15),
 		check("unclean_crash", c.UncleanCrash, 0, 15),
 		check("lag", c.Lag, 0, 15),
@@ -248,6 +254,7 @@ const (
 	KindBrokerLearnController
 	KindBrokerSendAlterPartition
 	KindBrokerSessionLoss
+	KindNetworkReadGarbage
 	numKinds
 )
 
@@ -277,12 +284,14 @@ var kindNames = []string{
 	"BrokerLearnController",
 	"BrokerSendAlterPartition",
 	"BrokerSessionLoss",
+	"NetworkReadGarbage",
 }
 
 // kindArgs is the number of arguments each kind prints.
 var kindArgs = [numKinds]int{
 	KindLeaderHandleFetch:        2,
 	KindNetworkReadRecord:        2,
+	KindNetworkReadGarbage:       2,
 	KindLeaderHandleEpochRequest: 2,
 	KindLeaderShrinkISR:          2,
 	KindBrokerUncleanCrash:       4,
@@ -458,6 +467,7 @@ func (m *Model) NextCut(s *State, succ []State, acts []uint64, cut []uint64, by 
 }
 
 func (m *Model) next(g *gen) {
+	first := len(g.succ)
 	for b := 0; b < m.nb(); b++ {
 		m.leaderSteps(g, b)
 		m.followerSteps(g, b)
@@ -469,6 +479,11 @@ func (m *Model) next(g *gen) {
 	}
 	for b := 0; b < m.nb(); b++ {
 		m.faultSteps(g, b)
+	}
+	if m.C.Fix18723SendSide {
+		for i := first; i < len(g.succ); i++ {
+			m.abortCutSends(&g.succ[i])
+		}
 	}
 }
 

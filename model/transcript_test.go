@@ -50,6 +50,10 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 						c.Fix14154 = true
 					case "KAFKA-14154-proposed":
 						c.Fix14154Proposed = true
+					case "KAFKA-18723-strict":
+						c.Fix18723Strict = true
+					case "KAFKA-18723-send-side":
+						c.Fix18723SendSide = true
 					default:
 						t.Fatalf("config: unknown fix %q", fix)
 					}
@@ -61,6 +65,15 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				for i, n := range TruncationNames {
 					if n == v {
 						c.Truncation = i
+					}
+				}
+				continue
+			}
+			if k == "record_sizes" {
+				c.RecordSizes = -1
+				for i, n := range RecordSizeNames {
+					if n == v {
+						c.RecordSizes = i
 					}
 				}
 				continue
@@ -200,7 +213,8 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 			t.Errorf("no transcript applies %s", k)
 		}
 	}
-	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077", "KAFKA-6082", "KAFKA-14154", "KAFKA-14154-proposed"} {
+	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077", "KAFKA-6082", "KAFKA-14154", "KAFKA-14154-proposed",
+		"KAFKA-18723-strict", "KAFKA-18723-send-side"} {
 		if !strings.Contains(text, "fixes="+fix) {
 			t.Errorf("no transcript turns on %s", fix)
 		}
@@ -208,6 +222,11 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 	for _, tr := range TruncationNames {
 		if !strings.Contains(text, "truncation="+tr) {
 			t.Errorf("no transcript uses truncation=%s", tr)
+		}
+	}
+	for _, rs := range RecordSizeNames[1:] {
+		if !strings.Contains(text, "record_sizes="+rs) {
+			t.Errorf("no transcript uses record_sizes=%s", rs)
 		}
 	}
 }

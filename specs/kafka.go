@@ -17,6 +17,10 @@ const (
 	// first proposed (PR 12499).
 	Kafka14154         = "KAFKA-14154"
 	Kafka14154Proposed = "KAFKA-14154-proposed"
+	// Kafka18723Strict and Kafka18723SendSide are proposals for KAFKA-18723's residual
+	// (FINDINGS.md), not upstream code.
+	Kafka18723Strict   = "KAFKA-18723-strict"
+	Kafka18723SendSide = "KAFKA-18723-send-side"
 )
 
 // The kafka family: the main model, Kafka's replication of one partition (model package).
@@ -38,12 +42,14 @@ func kafkaFamily() Family {
 			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
 			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: model.MaxLog, Default: def.MaxRecords},
 			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are disabled", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
-			{Name: "max_fetch_records", Doc: "records per fetch response", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
+			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
 			{Name: "truncation", Doc: "truncation strategy: high-watermark (pre-KIP-101), leader-epoch (KIP-101), diverging-epoch (KIP-320/KIP-595)",
 				Kind: Enum, Enum: model.TruncationNames, Default: def.Truncation},
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
 				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
 			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
+			{Name: "record_sizes", Doc: "record sizes in bytes, by record id, for reads by file position: uniform (all equal: reads are record-aligned), varied (odd ids 1 unit, even 2), distinct (record n is n units)",
+				Kind: Enum, Enum: model.RecordSizeNames, Default: def.RecordSizes},
 		},
 		Faults: []Param{
 			fault("crash", "clean broker crashes (log and checkpoints survive)"),
@@ -60,6 +66,8 @@ func kafkaFamily() Family {
 			{Name: Kafka6082, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
 			{Name: Kafka14154, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
 			{Name: Kafka14154Proposed, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
+			{Name: Kafka18723Strict, Doc: "a proposal for KAFKA-18723's residual: KAFKA-18723's filter, and the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
+			{Name: Kafka18723SendSide, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
 		},
 		Properties: props,
 		Build:      buildKafka,
@@ -81,6 +89,7 @@ func KafkaConfig(cfg Config) model.Config {
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
 		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
+		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
 	}
 }
 
