@@ -130,12 +130,15 @@ const (
 	// response ends at the cursor.
 	readPartial
 	// readGarbage: the cursor falls inside a batch; the bytes there are no batch header.
-	// The follower's iterator reads a garbage length: below the minimum overhead, or with a
-	// bad magic, or a batch whose CRC fails, it throws CorruptRecordException and the
-	// follower retries with no state change (processFetchRequest: "If the message is
-	// corrupt due to a transient state in the log (truncation, partial writes can cause
-	// this), we simply continue"); a length past the response's end makes it stop there
-	// as at a partial batch (NetworkReadGarbage).
+	// The follower's iterator (ByteBufferLogInputStream.nextBatchSize) reads a garbage
+	// length and magic: a length below the minimum overhead (14), a bad magic, or a batch
+	// whose CRC then fails throws CorruptRecordException, and the follower retries with no
+	// state change (processFetchRequest: "If the message is corrupt due to a transient
+	// state in the log (truncation, partial writes can cause this), we simply continue");
+	// a plausible length past the response's end with a byte that passes as magic (0..2)
+	// makes it stop there, as at a partial batch (NetworkReadGarbage), and so does, after
+	// PR 18852, a garbage header whose epoch field is above the request's (skipped, with
+	// every batch after it).
 	readGarbage
 )
 

@@ -213,9 +213,9 @@ func (n *Network) sendLeaderAndIsr(m Msg) {
 //     way the follower retries and nothing else changes, so the response is dropped here
 //     instead of being delivered, as the retriable errors are (handleFetch). Otherwise a
 //     whole batch is copied, or a batch that ends past the slice ends the response there.
-//   - NetworkReadGarbage(srv, b): the cursor is inside a batch and the follower reads a
-//     garbage length past the response's end: its iterator stops there and the response
-//     ends at the cursor (readGarbage).
+//   - NetworkReadGarbage(srv, b): the cursor is inside a batch and the follower's iterator
+//     stops at the garbage header (a plausible length past the response's end): the
+//     response ends at the cursor (readGarbage).
 func (m *Model) networkSteps(g *gen, b int) {
 	s := g.s
 	i := s.Net.fetchPlane(uint8(b))
