@@ -150,13 +150,19 @@ type Options struct {
 	Workers     int           // 0: runtime.NumCPU()
 	MaxStates   int64         // distinct states; 0: no limit
 	MaxDepth    int           // BFS depth (initial states are depth 1); 0: no limit (*)
-	MemoryBytes int64         // budget for the engine's tables and queues; 0: no limit
+	MemoryBytes int64         // budget for the live memory of the search; 0: no limit (**)
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
 	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
 	// action properties, deadlock), but new successors are not added: the states that had
 	// some are truncated, and the search is incomplete only if some state lay beyond it.
+	//
+	// (**) The engine's tables and queues, the old copy of each one while it grows, the
+	// arrays the liveness check allocates after the search, and the Go runtime's overhead
+	// as runtime/metrics reports it: the search stops (incomplete) before a segment that
+	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
+	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
@@ -171,6 +177,29 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Stop, when non-nil, is polled; closing it stops the search like a limit (for signals).
 	Stop <-chan struct{}
+
+	// Checkpoint, when non-nil, is called from the search goroutine with a snapshot of the
+	// search at a point between two segments where it is consistent: about every
+	// CheckpointEvery (0: never), wherever CheckpointAt says, and once more when Stop, the
+	// time or the memory budget ends the search before it is complete (not when it ends
+	// with a violation, nor at MaxStates or MaxDepth). The snapshot is a view of the
+	// engine's tables, valid only during the call, which the search waits for: write it
+	// with Snapshot.WriteTo. Nothing is done per state when Checkpoint is nil.
+	Checkpoint      func(*Snapshot)
+	CheckpointEvery time.Duration
+	// CheckpointAt, when non-nil, is asked at each such point, with the BFS level being
+	// expanded and the number of states expanded so far, whether to take a checkpoint there
+	// (for tests).
+	CheckpointAt func(depth int, expanded int64) bool
+	// Resume, when non-nil, goes on with the search a snapshot records (ReadSnapshot reads
+	// one back) instead of starting one; the result is the one the search would have had
+	// without the stop, whatever the number of workers. The model, its configuration, the
+	// properties and the options that shape the search (MaxDepth, Deadlock, Symmetry,
+	// FairnessOverride) must be those of the search it was taken from: Check refuses it
+	// otherwise (verdict incomplete, the reason naming what differs). Check takes the
+	// snapshot over; it resumes one search. Stats.Elapsed counts the time before the
+	// snapshot too; the Time budget counts this call only.
+	Resume *Snapshot
 }
 
 // Verdict is the outcome of a check. It prints itself.

@@ -12,62 +12,69 @@ import (
 func (e *engine[S]) run() Result {
 	e.start = time.Now()
 	e.lastProg = e.start
+	e.lastCkpt = e.start
 	if e.opts.Time > 0 {
 		e.deadline = e.start.Add(e.opts.Time)
 	}
 	var cur, next frontier
-
-	// Initial states: a commit with parent noIndex and positions in Init order.
 	e.inits = e.m.Init(nil)
 	if len(e.inits) > 1<<16 {
 		panic("checker: the model has more than 65536 initial states")
 	}
-	initOut := &chunkOut{lo: 0, hi: 1}
-	var enc []byte
-	for i := range e.inits {
-		t := e.inits[i]
-		if e.sym != nil {
-			e.sym.Canonicalize(&t)
-		}
-		enc = e.m.Encode(&t, enc[:0])
-		initOut.cands = append(initOut.cands, cand{fp: fingerprint(enc), parent: noIndex, pos: uint16(i),
-			off: uint32(len(initOut.arena)), n: uint32(len(enc))})
-		initOut.arena = append(initOut.arena, enc...)
-	}
-	e.generated = int64(len(e.inits))
-	cur.reset(0)
-	total := e.insert([]*chunkOut{initOut})
-	dropped := e.commit([]*chunkOut{initOut}, total, &cur, false)
-
+	var p searchPos
 	reason := ""
-	depth := 0
-	expandedTo := 0 // states [0, expandedTo) have been expanded
-	queueExtra := int64(0)
-	var best violation
-	if dropped > 0 {
+	resumed := e.opts.Resume != nil
+	if resumed {
+		if why := e.restore(e.opts.Resume, &cur, &next, &p); why != "" {
+			return Result{Verdict: Incomplete, Reason: "resume: " + why, Stats: Stats{Workers: e.workers}}
+		}
+		p.expandedTo = int(cur.base)
+	} else if e.initial(&cur) > 0 {
 		reason = "max states " + strconv.FormatInt(e.stateLimit(), 10) + " reached"
 	}
 	// A level at the depth bound is expanded like any other (its invariants, deadlocks and
 	// steps are checked, and the liveness graph gets its edges to known states), but its new
 	// successors are dropped: the states that had some are truncated, and the search is
-	// incomplete only if there were any.
-	for reason == "" && cur.n() > 0 {
-		depth++
-		atBound := e.opts.MaxDepth > 0 && depth >= e.opts.MaxDepth
-		next.reset(cur.base + uint32(cur.n()))
+	// incomplete only if there were any. A resumed search goes on with the level it stopped
+	// in: cur holds the level's states not yet expanded, next the next level so far.
+	for reason == "" && (resumed || cur.n() > 0) {
+		if !resumed {
+			p.depth++
+			next.reset(cur.base + uint32(cur.n()))
+		}
+		resumed = false
+		atBound := e.opts.MaxDepth > 0 && p.depth >= e.opts.MaxDepth
 		for lo := 0; lo < cur.n(); lo += segmentStates {
 			hi := min(lo+segmentStates, cur.n())
 			e.frontBytes = cur.bytes() + next.bytes()
-			e.ownBytes.Store(e.memBytes())
+			if e.opts.MemoryBytes > 0 {
+				e.ownBytes.Store(e.usedBytes())
+			}
 			outs := e.expand(&cur, lo, hi)
+			gen, best := int64(0), p.best
 			for _, o := range outs {
-				e.generated += o.gen
+				gen += o.gen
 				best.offer(o.viol)
 			}
-			if l := e.abort.Load(); l != limitNone {
+			l := e.abort.Load()
+			if l == limitNone && !(best.found && !best.step) && !e.fits(outs, &next) {
+				l = limitMemory
+			}
+			if l != limitNone {
+				// A limit stopped the expansion, or the memory budget has no room for the
+				// segment's insertion: the segment is dropped, and the search is as it was at
+				// its start, where a last checkpoint can be taken. (A violation found in the
+				// part expanded is still reported.)
 				reason = e.limitReason(l)
+				if !best.found {
+					e.lastCheckpoint(&cur, lo, &next, &p)
+				}
+				e.generated += gen
+				p.best = best
 				break
 			}
+			e.generated += gen
+			p.best = best
 			if best.found && !best.step {
 				break
 			}
@@ -81,25 +88,32 @@ func (e *engine[S]) run() Result {
 				e.candBases = append(e.candBases[:0], e.bases...)
 				e.fillEdges(outs, d > 0)
 			}
-			expandedTo = int(cur.base) + hi
+			e.frontBytes = cur.bytes() + next.bytes()
+			p.expandedTo = int(cur.base) + hi
 			if d > 0 {
 				if atBound {
-					queueExtra += int64(d)
+					p.queueExtra += int64(d)
 				} else {
 					reason = "max states " + strconv.FormatInt(e.stateLimit(), 10) + " reached"
 					break
 				}
 			}
-			if e.opts.MemoryBytes > 0 && e.memBytes() > e.opts.MemoryBytes {
+			if e.opts.MemoryBytes > 0 && e.usedBytes() > e.opts.MemoryBytes {
 				reason = "memory " + strconv.FormatInt(e.opts.MemoryBytes, 10) + " bytes reached"
+				if !best.found {
+					e.lastCheckpoint(&cur, hi, &next, &p)
+				}
 				break
 			}
-			e.progress(int64(cur.n()-hi+next.n()), depth)
+			if e.checkpointDue(p.depth, int64(p.expandedTo)) {
+				e.checkpoint(&cur, hi, &next, &p)
+			}
+			e.progress(int64(cur.n()-hi+next.n()), p.depth)
 		}
-		if best.found {
+		if p.best.found {
 			break
 		}
-		if reason == "" && atBound && queueExtra > 0 {
+		if reason == "" && atBound && p.queueExtra > 0 {
 			reason = "max depth " + strconv.Itoa(e.opts.MaxDepth) + " reached"
 		}
 		if reason != "" {
@@ -107,13 +121,14 @@ func (e *engine[S]) run() Result {
 		}
 		cur, next = next, cur
 	}
-	queue := e.distinct - int64(expandedTo) + queueExtra
+	depth := p.depth
+	queue := e.distinct - int64(p.expandedTo) + p.queueExtra
 	st := e.stats(queue, depth)
-	if best.found {
-		return Result{Verdict: Violated, Property: e.violName(best), Stats: st, Trace: e.safetyTrace(best)}
+	if p.best.found {
+		return Result{Verdict: Violated, Property: e.violName(p.best), Stats: st, Trace: e.safetyTrace(p.best)}
 	}
 	if e.rec {
-		e.flagUnexpanded(&cur, &next, expandedTo)
+		e.flagUnexpanded(&cur, &next, p.expandedTo)
 	}
 	if reason == "" {
 		for j, pi := range e.some {
@@ -137,6 +152,64 @@ func (e *engine[S]) run() Result {
 		return Result{Verdict: Incomplete, Reason: reason, Stats: st}
 	}
 	return Result{Verdict: OK, Stats: st}
+}
+
+// searchPos is where a search stands between two segments, besides its tables.
+type searchPos struct {
+	depth      int       // the BFS level being expanded (initial states: 1)
+	expandedTo int       // states [0, expandedTo) have been expanded
+	queueExtra int64     // new states dropped at the depth bound
+	best       violation // the smallest violation of the level so far (a step violation)
+}
+
+// initial commits the initial states into cur, with parent noIndex and positions in Init
+// order, and returns the number dropped by the state limit.
+func (e *engine[S]) initial(cur *frontier) int {
+	initOut := &chunkOut{lo: 0, hi: 1}
+	var enc []byte
+	for i := range e.inits {
+		t := e.inits[i]
+		if e.sym != nil {
+			e.sym.Canonicalize(&t)
+		}
+		enc = e.m.Encode(&t, enc[:0])
+		initOut.cands = append(initOut.cands, cand{fp: fingerprint(enc), parent: noIndex, pos: uint16(i),
+			off: uint32(len(initOut.arena)), n: uint32(len(enc))})
+		initOut.arena = append(initOut.arena, enc...)
+	}
+	e.generated = int64(len(e.inits))
+	cur.reset(0)
+	total := e.insert([]*chunkOut{initOut})
+	return e.commit([]*chunkOut{initOut}, total, cur, false)
+}
+
+// checkpointDue reports whether to take a checkpoint after a segment of level depth, when
+// the states below index expanded have been expanded.
+func (e *engine[S]) checkpointDue(depth int, expanded int64) bool {
+	if e.opts.Checkpoint == nil {
+		return false
+	}
+	if e.opts.CheckpointAt != nil && e.opts.CheckpointAt(depth, expanded) {
+		return true
+	}
+	return e.opts.CheckpointEvery > 0 && time.Since(e.lastCkpt) >= e.opts.CheckpointEvery
+}
+
+// checkpoint hands a view of the search, with the states of cur before lo expanded, to
+// Options.Checkpoint.
+func (e *engine[S]) checkpoint(cur *frontier, lo int, next *frontier, p *searchPos) {
+	s := e.snapshot(cur, lo, next, p)
+	e.opts.Checkpoint(s)
+	s.done = true
+	e.lastCkpt = time.Now()
+}
+
+// lastCheckpoint is the checkpoint of a search that a limit (time, memory, Stop) ends
+// before it is complete, so that it can be resumed with the limit raised.
+func (e *engine[S]) lastCheckpoint(cur *frontier, lo int, next *frontier, p *searchPos) {
+	if e.opts.Checkpoint != nil {
+		e.checkpoint(cur, lo, next, p)
+	}
 }
 
 func (e *engine[S]) memBytes() int64 {

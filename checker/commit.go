@@ -55,6 +55,18 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 		e.candIdx = make([]uint32, total)
 	}
 	candIdx := e.candIdx[:total]
+	// Room for every candidate to be a new state, grown as segmentNeed counts it.
+	arena, cuts := 0, 0
+	for _, o := range outs {
+		arena += len(o.arena)
+		cuts += len(o.cuts)
+	}
+	e.parent, e.ppos = reserve(e.parent, total, false), reserve(e.ppos, total, false)
+	next.arena, next.offs = reserve(next.arena, arena, false), reserve(next.offs, total, false)
+	for j := range e.flags {
+		e.flags[j] = reserve(e.flags[j], total, false)
+	}
+	e.cutState, e.cutCode, e.cutBy = reserve(e.cutState, cuts, false), reserve(e.cutCode, cuts, false), reserve(e.cutBy, cuts, false)
 	dropped := 0
 	maxStates := e.stateLimit()
 	for c, o := range outs {
@@ -146,16 +158,11 @@ func (e *engine[S]) fillEdges(outs []*chunkOut, compact bool) {
 		total += len(o.edges)
 	}
 	e.edgeOffs = offs
-	for cap(e.etgt) < base+total {
-		e.etgt = grow32(e.etgt)
-		e.ecode = grow32(e.ecode)
-	}
+	e.etgt, e.ecode = reserve(e.etgt, total, e.edgeDouble), reserve(e.ecode, total, e.edgeDouble)
 	e.etgt, e.ecode = e.etgt[:base+total], e.ecode[:base+total]
 	eoffBase := len(e.eoff)
 	states := outs[len(outs)-1].hi - outs[0].lo
-	for cap(e.eoff) < eoffBase+states {
-		e.eoff = grow32(e.eoff)
-	}
+	e.eoff = reserve(e.eoff, states, e.edgeDouble)
 	e.eoff = e.eoff[:eoffBase+states]
 	candBase := e.candBases
 	fill := func(c int) {
@@ -202,6 +209,7 @@ func (e *engine[S]) fillEdges(outs []*chunkOut, compact bool) {
 	if compact {
 		// Some targets were dropped by a bound: squeeze them out, state by state, and mark
 		// the states that lost one truncated.
+		e.partial = reserve(e.partial, len(e.eoff)-eoffBase, false)
 		w := uint32(base)
 		start := uint32(base)
 		for v := eoffBase; v < len(e.eoff); v++ {
@@ -241,12 +249,4 @@ func (e *engine[S]) edgeRoom(outs []*chunkOut) bool {
 		n += uint64(len(o.edges))
 	}
 	return n < 1<<32-1
-}
-
-// grow32 doubles the capacity of s (append grows large slices by only 1.25x, copying the
-// liveness graph's edge arrays many times over).
-func grow32(s []uint32) []uint32 {
-	n := make([]uint32, len(s), max(2*cap(s), 1<<16))
-	copy(n, s)
-	return n
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"sync/atomic"
 	"time"
 )
@@ -67,6 +68,8 @@ type engine[S any] struct {
 	deadline   time.Time
 	ownBytes   atomic.Int64
 	frontBytes int64 // the two frontiers, as of the last segment
+	edgeDouble bool  // the edge arrays grow by doubling (see memory.go)
+	memSamples []metrics.Sample
 
 	outs      []*chunkOut
 	bases     []uint32
@@ -79,6 +82,7 @@ type engine[S any] struct {
 	distinct  int64
 	start     time.Time
 	lastProg  time.Time
+	lastCkpt  time.Time
 }
 
 // Limits that can stop a search.
@@ -90,7 +94,7 @@ const (
 )
 
 func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S], Result, bool) {
-	e := &engine[S]{m: m, props: props, opts: opts}
+	e := &engine[S]{m: m, props: props, opts: opts, edgeDouble: true}
 	e.workers = opts.Workers
 	if e.workers <= 0 {
 		e.workers = runtime.NumCPU()

@@ -389,6 +389,31 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 				return liveViolated, lc.lassoFrom(uint32(v), notQ)
 			}
 		}
+		// Only through truncated states (a state at the depth bound keeps the edges to the
+		// states it found): the first start state from which a bad state is reachable. A
+		// state a failed search visited reaches none, so no state is visited twice.
+		dead := make([]bool, g.n)
+		var queue []uint32
+		for v := 0; v < g.n; v++ {
+			if !isStart(uint32(v)) || dead[v] {
+				continue
+			}
+			dead[v] = true
+			queue = append(queue[:0], uint32(v))
+			for qi := 0; qi < len(queue); qi++ {
+				u := queue[qi]
+				if lc.bad[u] {
+					return liveViolated, lc.lassoFrom(uint32(v), notQ)
+				}
+				lo, hi := g.out(u)
+				for _, w := range g.etgt[lo:hi] {
+					if !dead[w] && notQ(w) {
+						dead[w] = true
+						queue = append(queue, w)
+					}
+				}
+			}
+		}
 		panic("checker: liveness: no start state reaches the bad component")
 	}
 	// No violation among expanded states: the verdict depends on the truncated states of F.

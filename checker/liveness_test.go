@@ -241,6 +241,19 @@ func TestTruncatedLiveness(t *testing.T) {
 	if r2.Verdict != Incomplete || r2.Reason != "max depth 10 reached" {
 		t.Errorf("independent of the bound: got %s %q, want incomplete for the bound only", r2.Verdict, r2.Reason)
 	}
+	// Every P-state at the depth bound is truncated, and the fair lasso is reachable only
+	// through one of them (by its edges to states already found): still reported, from the
+	// truncated start (this panicked with "no start state reaches the bad component").
+	back := Property[cstate]{Name: "BackToZero", Kind: LeadsTo,
+		P: func(s *cstate) bool { return s.sum() == 3 }, Q: func(s *cstate) bool { return s.sum() == 0 }}
+	m := counters{N: 3, fair: Weak}
+	r3 := Check(m, []Property[cstate]{back}, Options{MaxDepth: 4})
+	if r3.Verdict != Violated || r3.Property != "BackToZero" {
+		t.Fatalf("lasso through a truncated state: got %s %q", r3.Verdict, r3.Reason)
+	}
+	if rep, err := Bind[cstate](m, []Property[cstate]{back}).Replay(r3.Trace); err != nil || len(rep.Violates) != 1 {
+		t.Errorf("lasso through a truncated state: replay got %+v, %v; want it to violate BackToZero", rep, err)
+	}
 }
 
 // TestSymmetryLivenessRefused: symmetry with a liveness property is refused unless the

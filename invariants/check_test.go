@@ -14,7 +14,7 @@ import (
 func TestHighWatermarkTruncationLosesDataAnyWorkers(t *testing.T) {
 	c := model.DefaultConfig()
 	c.Brokers, c.MaxRecords, c.MaxEpoch, c.LeaderChange = 2, 1, 4, 2
-	c.Truncation = model.TruncHighWatermark
+	c.Version = "0.10" // truncation to the high watermark, before KIP-101
 	m, err := model.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -38,13 +38,13 @@ func TestHighWatermarkTruncationLosesDataAnyWorkers(t *testing.T) {
 				len(res.Trace.States), first.Stats.Distinct, len(first.Trace.States))
 		}
 	}
-	// The same bounds with the leader-epoch or diverging-epoch strategy hold.
-	for _, tr := range []int{model.TruncLeaderEpoch, model.TruncDivergingEpoch} {
-		c.Truncation = tr
+	// The same bounds with the leader-epoch (0.11) or diverging-epoch (2.8, 3.9) strategy hold.
+	for _, v := range []string{"0.11", "2.8", "3.9"} {
+		c.Version = v
 		m, _ := model.New(c)
 		props := []checker.Property[model.State]{NoCommittedDataLoss.Build(m), NoPermanentDivergence.Build(m), LogMatching.Build(m)}
 		if res := checker.Check[model.State](m, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
-			t.Errorf("%s: got %s %q, want ok", model.TruncationNames[tr], res.Verdict, res.Property)
+			t.Errorf("version %s: got %s %q, want ok", v, res.Verdict, res.Property)
 		}
 	}
 }

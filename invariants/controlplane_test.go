@@ -8,11 +8,17 @@ import (
 	"kmc/model"
 )
 
-func cp14154(fix6082, fix14154, proposed bool) model.Config {
+// cp14154 is specs/kafka-14154.toml's configuration on Kafka 3.3 (KAFKA-6082 in), with
+// KAFKA-14154's fix (PR 12506) taken out unless fix14154, and the proposed fix when asked.
+func cp14154(fix14154, proposed bool) model.Config {
 	c := model.DefaultConfig()
+	c.Version = "3.3"
 	c.Brokers, c.MaxRecords, c.MaxEpoch = 2, 0, 2
 	c.Controllers, c.ControllerBroker, c.Failover = 2, 1, 1
-	c.Fix6082, c.Fix14154, c.Fix14154Proposed = fix6082, fix14154, proposed
+	if !fix14154 {
+		c.Without = model.FixBit14154
+	}
+	c.Fix14154Proposed = proposed
 	return c
 }
 
@@ -41,7 +47,7 @@ func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
 		{"fixed", true, false, true},
 		{"fixed-proposed", false, true, true},
 	} {
-		m, err := model.New(cp14154(true, tc.fix, tc.proposed))
+		m, err := model.New(cp14154(tc.fix, tc.proposed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +74,7 @@ func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
 // Reference: KAFKA-5480; KAFKA-6082.
 func TestControllerCacheMatchesStore(t *testing.T) {
 	c := model.DefaultConfig()
+	c.Version = "0.11" // before KAFKA-6082
 	c.Brokers, c.MaxRecords, c.MaxEpoch = 3, 0, 4
 	c.Controllers, c.ControllerBroker, c.Failover, c.Crash = 2, 3, 1, 2
 	m, err := model.New(c)
@@ -81,7 +88,7 @@ func TestControllerCacheMatchesStore(t *testing.T) {
 	if a, _ := traceHas(res.Trace, "ControllerHandleBrokerFailure(1,2)", ""); !a {
 		t.Errorf("buggy: the trace has no zombie write ControllerHandleBrokerFailure(1,2)")
 	}
-	m, _ = model.New(cp14154(true, false, false))
+	m, _ = model.New(cp14154(false, false))
 	res = checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
 	if res.Verdict != checker.OK {
 		t.Errorf("KAFKA-6082: got %s, want ok", res.Verdict)

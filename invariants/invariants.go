@@ -29,6 +29,7 @@ func All() []Descriptor {
 		OneLeaderPerEpoch,
 		HighWatermarkMonotonic,
 		EpochCacheMatchesLog,
+		NoMissingEpoch,
 		FollowerEventuallyCatchesUp,
 		NoLeaderlessPartitionWithLiveISR,
 		NoStuckAlterPartition,
@@ -231,6 +232,26 @@ var EpochCacheMatchesLog = Descriptor{
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-13077",
 	Build: invariant("EpochCacheMatchesLog", epochCacheMatchesLog),
+}
+
+// NoMissingEpoch: no replica's cache answers an epoch its log carries with an older one.
+var NoMissingEpoch = Descriptor{
+	Name: "NoMissingEpoch",
+	Doc: "on every replica, every epoch E carried by a batch in the log is answered by the replica's " +
+		"endOffsetFor(E) with E itself: the cache holds E, or holds no epoch below it. A violation is exactly " +
+		"the KAFKA-13077 precondition: asked for E, the replica answers an older epoch, which diverges",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-13077",
+	Build: invariant("NoMissingEpoch", noMissingEpoch),
+}
+
+func noMissingEpoch(m *model.Model, s *model.State) bool {
+	for b := 0; b < m.C.Brokers; b++ {
+		if !s.B[b].AnswersLogEpochs() {
+			return false
+		}
+	}
+	return true
 }
 
 func epochCacheMatchesLog(m *model.Model, s *model.State) bool {

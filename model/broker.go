@@ -63,7 +63,15 @@ func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch
 		if isNew {
 			r.Epoch = msg.Epoch
-			r.assign(msg.Epoch, r.LEO)
+			if m.C.Fix13077 {
+				// The proposed KAFKA-13077 repair (no upstream fix): a new leader rebuilds its
+				// leader-epoch cache from its log's batches, so that endOffsetFor never answers
+				// an epoch its log holds with an older one.
+				r.rebuildCache()
+			}
+			if m.p.AssignOnLeader {
+				r.assign(msg.Epoch, r.LEO)
+			}
 			r.LESO = r.LEO
 			r.FLEO = [MaxBrokers]uint8{}
 		}
@@ -94,48 +102,94 @@ func crash(t *State, b int) {
 	t.cpBrokerDown(b)
 }
 
-// crashSteps generates the crash faults of broker b.
-//   - BrokerCrash(b): a crash after a flush (budget crash): log, leader-epoch checkpoint and
-//     high-watermark checkpoint survive.
-//   - BrokerUncleanCrash(b, rp, leo, k) (budget unclean_crash): the log was flushed up to
-//     the recovery point rp; the unflushed suffix is lost down to leo (rp <= leo <= LEO);
-//     the leader-epoch-checkpoint file comes back as an older version holding only the
-//     first k entries (the file is rewritten without fsync, KAFKA-15046/KAFKA-16541). On
-//     restart LogLoader recovers only the segments from the recovery point and re-assigns
-//     the epochs of their batches (LogSegment.recover); the cache is truncated to the log
-//     end. With KAFKA-13077 the cache is rebuilt from the whole log. The high watermark is
-//     capped at the new log end.
+// crashSteps generates the crash faults of broker b. What comes back on restart follows
+// LogLoader (UnifiedLog.apply -> LogLoader.load): the leader-epoch cache is read from its
+// checkpoint file; after an unclean shutdown the segments from the one holding the recovery
+// point are recovered, and LogSegment.recover assigns a batch's epoch only when it is above
+// the cache's latest (so recovery never fills a gap below it); then the cache is truncated
+// at the log end. There is no rebuild of the cache from the whole log. The file holds the
+// cache and, from Kafka 3.8, the entries of truncations whose scheduled write has not run
+// (Replica.Stale); the choice j below is how many of those the file still holds.
+//   - BrokerCrash(b[, j]) (budget crash): a controlled shutdown. The log is flushed and the
+//     clean-shutdown marker written (LogManager.shutdown), so no recovery runs; the
+//     scheduler stops before the logs close (KafkaServer.shutdown, BrokerServer.shutdown),
+//     so pending checkpoint writes may be lost.
+//   - BrokerUncleanCrash(b, s, j) (budget unclean_crash): the process is killed (SIGKILL).
+//     The machine lives on, so every write, flushed or not, survives in the page cache: the
+//     log is intact. Recovery runs from offset s (any s <= LEO: the base of the segment
+//     holding the recovery point).
+//   - BrokerPowerLoss(b, s, leo, k) (budget power_loss): the machine stops. The log keeps
+//     only its flushed prefix and whatever of the rest reached the disk, leo <= LEO; recovery
+//     runs from s <= leo. The checkpoint file holds its first k entries: from Kafka 3.0 every
+//     checkpoint write is fsynced and its rename made durable by a directory fsync
+//     (KAFKA-3968), so k counts only the stale entries it may keep; before 3.0 the rename may
+//     be lost and the file come back as an earlier version: the model offers every prefix of
+//     the current file (each assignment added one entry), not the longer versions a
+//     truncation replaced.
+//
+// The high watermark is capped at the log end; its own checkpoint is not modelled.
 func (m *Model) crashSteps(g *gen, b int) {
 	s := g.s
 	r := &s.B[b]
 	if !r.Alive || s.CP.hostsCurrent(b) {
 		return // the control plane does not model a crash of the controller's host
 	}
-	if m.budget(s, FaultCrash) {
-		t := g.emit(act1(KindBrokerCrash, b))
-		t.Used[FaultCrash]++
+	async := m.p.AsyncTruncFlush
+	restart := func(t *State, j, from, leo uint8, recover bool) {
 		crash(t, b)
+		tr := &t.B[b]
+		f, n := tr.checkpointFile(j)
+		tr.truncateTo(leo, false) // the log lost its tail; the cache is reloaded below
+		tr.load(f, n)
+		if recover {
+			tr.recover(from, async)
+		} else {
+			tr.truncateFromEnd(tr.LEO, async)
+		}
+	}
+	files := r.NCache + r.NStale // the largest file a crash can find
+	if m.budget(s, FaultCrash) {
+		for j := r.NCache; j <= files; j++ {
+			a := act1(KindBrokerCrash, b)
+			if j > r.NCache {
+				a = act2(KindBrokerCrash, b, int(j-r.NCache))
+			}
+			t := g.emit(a)
+			t.Used[FaultCrash]++
+			restart(t, j, 0, r.LEO, false)
+		}
 	} else {
 		g.cutStep(act1(KindBrokerCrash, b), BoundCrash+FaultCrash)
 	}
-	if !m.budget(s, FaultUnclean) {
-		// One instance stands for them all: the crash that loses nothing.
-		g.cutStep(act(KindBrokerUncleanCrash, b, int(r.LEO), int(r.LEO), int(r.NCache)), BoundCrash+FaultUnclean)
+	if m.budget(s, FaultUnclean) {
+		for from := uint8(0); from <= r.LEO; from++ {
+			for j := r.NCache; j <= files; j++ {
+				t := g.emit(act(KindBrokerUncleanCrash, b, int(from), int(j)))
+				t.Used[FaultUnclean]++
+				restart(t, j, from, r.LEO, true)
+			}
+		}
+	} else {
+		// One instance stands for them all.
+		g.cutStep(act(KindBrokerUncleanCrash, b, int(r.LEO), int(r.NCache)), BoundCrash+FaultUnclean)
+	}
+	if !m.budget(s, FaultPowerLoss) {
+		g.cutStep(act(KindBrokerPowerLoss, b, int(r.LEO), int(r.LEO), int(r.NCache)), BoundPowerLoss)
 		return
 	}
-	for rp := 0; rp <= int(r.LEO); rp++ {
-		for leo := rp; leo <= int(r.LEO); leo++ {
-			for k := 0; k <= int(r.NCache); k++ {
-				t := g.emit(act(KindBrokerUncleanCrash, b, rp, leo, k))
-				t.Used[FaultUnclean]++
-				crash(t, b)
-				tr := &t.B[b]
-				tr.truncateTo(uint8(leo))
-				if m.C.Fix13077 {
-					tr.rebuildCache(0, 0)
-				} else {
-					tr.rebuildCache(uint8(k), uint8(rp))
-				}
+	lo := r.NCache
+	if !m.p.DirFsync {
+		lo = 0
+	}
+	for leo := uint8(0); leo <= r.LEO; leo++ {
+		if leo > 0 && r.Log[leo-1].ID == 0 {
+			continue // a hole (bytes.go) has no bytes: the disk ends at the batch before it
+		}
+		for from := uint8(0); from <= leo; from++ {
+			for k := lo; k <= files; k++ {
+				t := g.emit(act(KindBrokerPowerLoss, b, int(from), int(leo), int(k)))
+				t.Used[FaultPowerLoss]++
+				restart(t, k, from, leo, true)
 			}
 		}
 	}

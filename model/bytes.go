@@ -206,7 +206,7 @@ func (m *Model) appendFetched(r *Replica, resp *Msg) {
 	n, last := resp.N, r.lastBatchEpoch()
 	for k := uint8(0); k < resp.N; k++ {
 		e := resp.Recs[k].Epoch
-		if (m.C.Fix18723 || m.C.Fix18723Strict) && e > resp.Epoch || m.C.Fix18723Strict && e < last {
+		if m.fixed(FixBit18723) && e > resp.Epoch || m.C.Fix18723Strict && e < last {
 			n = k // skipRemainingBatches
 			break
 		}

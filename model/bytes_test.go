@@ -13,7 +13,7 @@ func bytesConfigs() map[string]Config {
 	distinct := varied
 	distinct.RecordSizes = SizesDistinct
 	strict := varied
-	strict.Fix18723Strict = true
+	strict.Version, strict.Fix18723Strict = "4.0", true
 	sendSide := varied
 	sendSide.Fix18723SendSide = true
 	return map[string]Config{"varied": varied, "distinct": distinct, "strict": strict, "send-side": sendSide}

@@ -137,10 +137,10 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 		resp.Err = ErrInvalidUpdateVersion
 	case !has(req.HW, int(req.From)):
 		resp.Err = ErrInvalidRequest
-	case req.HW&^c.Live != 0:
-		resp.Err = ErrIneligibleReplica
-	case req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE:
-		resp.Err = ErrIneligibleReplica // KIP-903: the joiner's broker epoch is stale
+	case m.p.AlterValidation33 && req.HW&^c.Live != 0:
+		resp.Err = ErrIneligibleReplica // KIP-841 (3.3)
+	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE:
+		resp.Err = ErrIneligibleReplica // KIP-903 (3.5): the joiner's broker epoch is stale
 	default:
 		if req.HW != c.ISR {
 			c.ISR = req.HW

@@ -21,13 +21,17 @@ package model
 // Size limits of the control plane.
 const (
 	MaxControllers = 3 // controller incarnations
-	MaxQueue       = 6 // queued events per incarnation
+	MaxQueue       = 7 // queued events per incarnation
 )
 
 // Controller events (ControllerEventManager's queue), kept as ev<<4 | broker.
 const (
 	EvBrokerFailure uint8 = 1 // BrokerChange: the broker's /brokers/ids znode vanished
 	EvBrokerStartup uint8 = 2 // BrokerChange: the broker registered
+	// EvIsrChange: a leader wrote the ISR itself (Kafka < 2.7) and created an ISR change
+	// notification (/isr_change_notification, IsrChangeNotificationHandler). At most one is
+	// queued: the controller re-reads every changed partition when it handles one.
+	EvIsrChange uint8 = 3
 )
 
 // Incarnation is one controller incarnation: the broker it runs on, its controller epoch,
@@ -84,6 +88,15 @@ const (
 // cp reports whether the control plane is modelled.
 func (m *Model) cp() bool { return m.C.Controllers > 1 }
 
+// validateCP checks the control plane's constants (nothing when the version is unknown:
+// validateVersion reports that).
+func (c *Config) validateCP() error {
+	if _, ok := ProfileByName(c.Version); !ok {
+		return nil
+	}
+	return newModel(*c).validateCP()
+}
+
 func (m *Model) validateCP() error {
 	if !m.cp() {
 		if m.C.Failover > 0 || m.C.SessionLoss > 0 {
@@ -94,8 +107,13 @@ func (m *Model) validateCP() error {
 	if m.C.LeaderChange > 0 {
 		return errString("model: leader_change is not modelled with controllers >= 2")
 	}
-	if 2*(m.C.Crash+m.C.UncleanCrash+m.C.SessionLoss)+m.C.Failover > MaxQueue {
-		return errString("model: with controllers >= 2, 2*(crash+unclean_crash+session_loss)+controller_failover must be <= 6 (event queue)")
+	isr := 0
+	if !m.p.AlterPartition {
+		isr = 1 // one ISR change notification
+	}
+	if 2*(m.C.Crash+m.C.UncleanCrash+m.C.PowerLoss+m.C.SessionLoss)+m.C.Failover+isr > MaxQueue {
+		return errString("model: with controllers >= 2, 2*(crash+unclean_crash+power_loss+session_loss)+controller_failover" +
+			" (+1 before version 2.7, for ISR change notifications) must be <= 7 (event queue)")
 	}
 	return nil
 }
@@ -155,6 +173,28 @@ func (s *State) enqueue(ev uint8, b int) {
 	}
 }
 
+// notifyIsrChange queues an ISR change notification on the controller that holds
+// /controller, unless one is queued there already (the handler reads every change).
+func (s *State) notifyIsrChange() {
+	p := &s.CP
+	for i := 0; i < int(p.N); i++ {
+		c := &p.C[i]
+		if !c.Active || !c.Session {
+			continue
+		}
+		for k := 0; k < int(c.NQ); k++ {
+			if c.Q[k]>>4 == EvIsrChange {
+				return
+			}
+		}
+		if int(c.NQ) == MaxQueue {
+			panic("model: controller event queue overflow")
+		}
+		c.Q[c.NQ] = EvIsrChange << 4
+		c.NQ++
+	}
+}
+
 // cpBrokerDown is the control plane's part of broker b's crash: its session ends, so its
 // /brokers/ids znode goes (a BrokerChange event for the controller), a zombie controller on
 // it dies with the process, and its metadata cache is lost.
@@ -205,7 +245,7 @@ func (g *gen) retract() {
 func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int {
 	c := &t.CP.C[i]
 	st := &t.Ctrl
-	if m.C.Fix6082 && c.Epoch-1 != t.CP.CVersion {
+	if m.fixed(FixBit6082) && c.Epoch-1 != t.CP.CVersion {
 		c.resign()
 		return zkMoved
 	}
@@ -407,16 +447,28 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 		resp.Epoch, resp.Off, resp.HW, resp.DivE, resp.DivO = req.Epoch, req.Off, req.HW, req.DivE, req.DivO
 	}
 	ahead := req.Off > c.ZkVer || req.Epoch > c.LEpoch
-	fix := m.C.Fix14154
+	fix := m.fixed(FixBit14154)
+	v33 := m.p.AlterValidation33
 	switch {
 	case !c.Active:
 		notController()
 	case fix && ahead:
 		notController()
-	case req.Epoch < c.LEpoch || (!fix && req.Epoch != c.LEpoch):
+	case req.Epoch < c.LEpoch || (v33 && !fix && req.Epoch != c.LEpoch):
 		resp.Err = ErrFencedLeaderEpoch
-	case c.Leader == req.From+1 && req.HW == c.ISR:
+	case c.Leader == req.From+1 && req.HW == c.ISR && req.Epoch == c.LEpoch:
 		resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
+	case !v33:
+		// Kafka 2.7-3.2: the request's leader and ISR are written as they are, conditional on
+		// the request's zkVersion (zkClient.updateLeaderAndIsr with the requested state).
+		switch m.zkWrite(t, i, req.Off, req.From+1, req.Epoch, req.HW) {
+		case zkMoved:
+			notController()
+		case zkBadVersion:
+			resp.Err = ErrInvalidUpdateVersion
+		default:
+			resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
+		}
 	case req.Off < c.ZkVer || (!fix && req.Off != c.ZkVer):
 		resp.Err = ErrInvalidUpdateVersion
 	case req.HW&^c.Live != 0:
@@ -457,7 +509,16 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		// a zombie keeps processing until it resigns).
 		if c.NQ > 0 {
 			ev, b := c.Q[0]>>4, int(c.Q[0]&15)
-			if ev == EvBrokerFailure {
+			if ev == EvIsrChange {
+				// ControllerHandleIsrChange(c): Kafka < 2.7: KafkaController.
+				// processIsrChangeNotification -> updateLeaderAndIsrCache: the cache re-reads
+				// the partition state from the store (and UpdateMetadata goes out, which the
+				// model does not need).
+				t := g.emit(act1(KindControllerHandleIsrChange, i))
+				tc := &t.CP.C[i]
+				tc.pop()
+				tc.loadPartition(&t.Ctrl)
+			} else if ev == EvBrokerFailure {
 				a := act2(KindControllerHandleBrokerFailure, i, b)
 				if t := g.emit(a); !m.onBrokerFailure(t, i, b) {
 					g.retract()

@@ -75,7 +75,7 @@ func (m *Model) decodeCP(buf []byte, s *State) {
 	}
 }
 
-var evNames = [...]string{"", "BrokerFailure", "BrokerStartup"}
+var evNames = [...]string{"", "BrokerFailure", "BrokerStartup", "IsrChangeNotification"}
 
 // appendControlPlane is the ITF value of VarControlPlane: the /controller_epoch node and the
 // partition state's writer epoch, the controller incarnations, and each broker's view of the
@@ -127,8 +127,10 @@ func (m *Model) appendControlPlane(s *State, buf []byte) []byte {
 			}
 			buf = append(buf, `{"event":`...)
 			buf = jStr(buf, evNames[c.Q[q]>>4])
-			buf = append(buf, `,"broker":`...)
-			buf = jBroker(buf, int(c.Q[q]&15))
+			if c.Q[q]>>4 != EvIsrChange {
+				buf = append(buf, `,"broker":`...)
+				buf = jBroker(buf, int(c.Q[q]&15))
+			}
 			buf = append(buf, '}')
 		}
 		buf = append(buf, `]}`...)
@@ -190,9 +192,13 @@ func (m *Model) formatCP(s *State, buf []byte) []byte {
 			if q > 0 {
 				buf = append(buf, ' ')
 			}
-			if c.Q[q]>>4 == EvBrokerFailure {
+			switch c.Q[q] >> 4 {
+			case EvIsrChange:
+				buf = append(buf, "isr-change"...)
+				continue
+			case EvBrokerFailure:
 				buf = append(buf, "fail"...)
-			} else {
+			default:
 				buf = append(buf, "start"...)
 			}
 			num("(", int(c.Q[q]&15)+1)

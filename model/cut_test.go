@@ -52,12 +52,14 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 				c.Failover++
 			case BoundControllers:
 				c.Controllers++
+			case BoundPowerLoss:
+				c.PowerLoss++
 			}
-			return &Model{C: c} // not validated: a raised bound may exceed a limit of the spec
+			return newModel(c) // not validated: a raised bound may exceed a limit of the spec
 		}
 		all := raised(-1)
 		for b := range names {
-			all = (&Model{C: all.C}).raisedFrom(b, raised)
+			all = newModel(all.C).raisedFrom(b, raised)
 		}
 		// A sample of reachable states.
 		states := m.Init(nil)
@@ -102,8 +104,14 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 					if containsAction(acts, a) {
 						continue
 					}
-					if kindOf(a) == KindBrokerUncleanCrash {
-						a = act(KindBrokerUncleanCrash, argOf(a, 0), int(s.B[argOf(a, 0)].LEO), int(s.B[argOf(a, 0)].LEO), int(s.B[argOf(a, 0)].NCache))
+					// One instance of each crash with choices stands for them all.
+					switch r := &s.B[argOf(a, 0)]; kindOf(a) {
+					case KindBrokerUncleanCrash:
+						a = act(KindBrokerUncleanCrash, argOf(a, 0), int(r.LEO), int(r.NCache))
+					case KindBrokerPowerLoss:
+						a = act(KindBrokerPowerLoss, argOf(a, 0), int(r.LEO), int(r.LEO), int(r.NCache))
+					case KindBrokerCrash:
+						a = act1(KindBrokerCrash, argOf(a, 0))
 					}
 					found := false
 					for j := range cut {
@@ -149,7 +157,8 @@ func (m *Model) raisedFrom(b int, raise func(int) *Model) *Model {
 	c.SessionLoss += r.SessionLoss - base.SessionLoss
 	c.Failover += r.Failover - base.Failover
 	c.Controllers += r.Controllers - base.Controllers
-	return &Model{C: c}
+	c.PowerLoss += r.PowerLoss - base.PowerLoss
+	return newModel(c)
 }
 
 func containsAction(acts []uint64, a uint64) bool {
@@ -164,7 +173,7 @@ func containsAction(acts []uint64, a uint64) bool {
 func TestBoundsNames(t *testing.T) {
 	m, _ := New(DefaultConfig())
 	got := strings.Join(m.Bounds(), " ")
-	want := "max_epoch=3 max_records=2 crash=0 unclean_crash=0 lag=0 message_loss=0 leader_change=0 session_loss=0 controller_failover=0 controllers=1"
+	want := "max_epoch=3 max_records=2 crash=0 unclean_crash=0 lag=0 message_loss=0 leader_change=0 session_loss=0 controller_failover=0 controllers=1 power_loss=0"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

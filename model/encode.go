@@ -9,7 +9,7 @@ import "strconv"
 // one byte each), then the network's messages in their sorted order.
 func (m *Model) Encode(s *State, buf []byte) []byte {
 	buf = append(buf, s.Written,
-		s.Used[0]<<4|s.Used[1], s.Used[2]<<4|s.Used[3], s.Used[4])
+		s.Used[0]<<4|s.Used[1], s.Used[2]<<4|s.Used[3], s.Used[4]<<4|s.Used[5])
 	buf = append(buf, s.Acked[:m.C.MaxRecords]...)
 	c := &s.Ctrl
 	buf = append(buf, c.Leader<<4|c.Epoch, c.PEpoch, c.ISR, c.Live)
@@ -27,7 +27,16 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 			f |= 4
 		}
 		f |= r.Role<<3 | r.Fetch<<5
+		if r.NStale > 0 {
+			f |= 128
+		}
 		buf = append(buf, f, r.Leader<<4|r.Epoch, r.PEpoch, r.LastEp<<4|r.NCache, r.LEO<<4|r.HW)
+		if r.NStale > 0 {
+			buf = append(buf, r.NStale)
+			for i := uint8(0); i < r.NStale; i++ {
+				buf = append(buf, r.Stale[i].Epoch<<4|r.Stale[i].Start)
+			}
+		}
 		if r.Role == RoleLeader {
 			buf = append(buf, r.ISR, r.MaxISR, r.LESO)
 			buf = append(buf, r.FLEO[:m.nb()]...)
@@ -64,7 +73,8 @@ func (m *Model) Decode(buf []byte, s *State) {
 	s.Used[0], s.Used[1] = v>>4, v&15
 	v = next()
 	s.Used[2], s.Used[3] = v>>4, v&15
-	s.Used[4] = next()
+	v = next()
+	s.Used[4], s.Used[5] = v>>4, v&15
 	for i := 0; i < m.C.MaxRecords; i++ {
 		s.Acked[i] = next()
 	}
@@ -87,6 +97,13 @@ func (m *Model) Decode(buf []byte, s *State) {
 		r.LastEp, r.NCache = v>>4, v&15
 		v = next()
 		r.LEO, r.HW = v>>4, v&15
+		if f&128 != 0 {
+			r.NStale = next()
+			for i := uint8(0); i < r.NStale; i++ {
+				v = next()
+				r.Stale[i] = EpochEntry{Epoch: v >> 4, Start: v & 15}
+			}
+		}
 		if r.Role == RoleLeader {
 			r.ISR, r.MaxISR, r.LESO = next(), next(), next()
 			for f := 0; f < m.nb(); f++ {
@@ -411,6 +428,17 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 				buf = jInt(buf, int(r.Cache[i].Start))
 				buf = append(buf, '}')
 			}
+			// Entries only the checkpoint file still holds (a truncation's write pending).
+			for i := uint8(0); i < r.NStale; i++ {
+				if r.NCache > 0 || i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = append(buf, `{"epoch":`...)
+				buf = jInt(buf, int(r.Stale[i].Epoch))
+				buf = append(buf, `,"startOffset":`...)
+				buf = jInt(buf, int(r.Stale[i].Start))
+				buf = append(buf, `,"onlyInCheckpointFile":true}`...)
+			}
 			return append(buf, ']')
 		})
 	case VarLeaderState:
@@ -473,7 +501,7 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 	case VarWritten:
 		return jInt(buf, int(s.Written))
 	case VarFaults:
-		names := [numFaults]string{"crash", "unclean_crash", "lag", "message_loss", "leader_change"}
+		names := [numFaults]string{"crash", "unclean_crash", "lag", "message_loss", "leader_change", "power_loss"}
 		buf = append(buf, '{')
 		for f := 0; f < numFaults; f++ {
 			buf = jField(buf, f == 0, names[f])
@@ -527,6 +555,18 @@ func (m *Model) Format(s *State) string {
 			buf = strconv.AppendInt(buf, int64(r.Cache[i].Start), 10)
 		}
 		buf = append(buf, ']')
+		if r.NStale > 0 {
+			buf = append(buf, " file+["...)
+			for i := uint8(0); i < r.NStale; i++ {
+				if i > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = strconv.AppendInt(buf, int64(r.Stale[i].Epoch), 10)
+				buf = append(buf, '@')
+				buf = strconv.AppendInt(buf, int64(r.Stale[i].Start), 10)
+			}
+			buf = append(buf, ']')
+		}
 		if r.Role == RoleLeader {
 			buf = append(buf, " isr="...)
 			buf = fmtSet(buf, r.ISR)

@@ -39,20 +39,21 @@ func allFaults() Config {
 
 // Reference: STYLE §6 (encode/decode round trip); DESIGN §2 (canonical encoding).
 func TestEncodeDecodeRoundTrip(t *testing.T) {
-	for _, tr := range []int{TruncHighWatermark, TruncLeaderEpoch, TruncDivergingEpoch} {
+	for _, v := range VersionNames() {
 		c := allFaults()
-		c.Truncation = tr
+		c.Version = v
+		c.PowerLoss = 1
 		m, states := reachable(t, c, 20000)
 		for i := range states {
 			s := &states[i]
 			if err := m.Valid(s); err != nil {
-				t.Fatalf("%s: state %d: %v\n%s", TruncationNames[tr], i, err, m.Format(s))
+				t.Fatalf("version %s: state %d: %v\n%s", v, i, err, m.Format(s))
 			}
 			enc := m.Encode(s, nil)
 			var d State
 			m.Decode(enc, &d)
 			if d != *s {
-				t.Fatalf("%s: Decode(Encode(s)) != s:\n%s\n%s", TruncationNames[tr], m.Format(s), m.Format(&d))
+				t.Fatalf("version %s: Decode(Encode(s)) != s:\n%s\n%s", v, m.Format(s), m.Format(&d))
 			}
 		}
 	}
@@ -106,7 +107,11 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.MaxRecords = MaxLog + 1 },
 		func(c *Config) { c.MaxEpoch = 0 },
 		func(c *Config) { c.MaxFetchRecords = 0 },
-		func(c *Config) { c.Truncation = 3 },
+		func(c *Config) { c.Version = "2.0" },
+		func(c *Config) { c.Version = "4.0"; c.Controllers = 2 },
+		func(c *Config) { c.Version = "2.8"; c.Fix6082 = true },
+		func(c *Config) { c.Version = "2.8"; c.Without = FixBit14154 },
+		func(c *Config) { c.Version = "1.1"; c.Fix14154 = true },
 		func(c *Config) { c.Lag = 16 },
 	}
 	for i, f := range bad {

@@ -16,9 +16,9 @@ func (m *Model) startFetching(r *Replica) {
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch
 		return
 	}
-	switch m.C.Truncation {
+	switch m.p.Truncation {
 	case TruncHighWatermark:
-		r.truncateTo(r.HW)
+		r.truncateTo(r.HW, m.p.AsyncTruncFlush)
 		r.Fetch = FetchFetching
 	case TruncLeaderEpoch:
 		r.Fetch = FetchTruncating
@@ -56,7 +56,7 @@ func (m *Model) followerSteps(g *gen, b int) {
 		t := g.emit(act1(KindFollowerSendEpochRequest, b))
 		tr := &t.B[b]
 		if e := tr.latestEpoch(); e == NoEpoch {
-			tr.truncateTo(tr.HW)
+			tr.truncateTo(tr.HW, m.p.AsyncTruncFlush)
 			tr.Fetch, tr.LastEp = FetchFetching, NoEpoch
 		} else {
 			t.Net.add(Msg{Kind: MsgEpochRequest, From: uint8(b), To: tr.Leader - 1, Epoch: tr.Epoch, Last: e})
@@ -112,7 +112,7 @@ func fetchRequest(s *State, b int, last uint8) Msg {
 }
 
 func (m *Model) lastFor(r *Replica) uint8 {
-	if m.C.Truncation == TruncDivergingEpoch {
+	if m.p.Truncation == TruncDivergingEpoch {
 		return r.LastEp
 	}
 	return NoEpoch
@@ -121,7 +121,10 @@ func (m *Model) lastFor(r *Replica) uint8 {
 // handleFetchResponse processes the complete FetchResponse at index i on follower b.
 // Kafka: AbstractFetcherThread.processFetchRequest: the response is used only if the
 // partition is still fetching from that leader at that fetch offset and, since
-// KAFKA-18991, in the request's leader epoch. Then by error:
+// KAFKA-18991 (Profile.ResponseEpochGuard), in the request's leader epoch. (A LeaderAndIsr
+// that changes the leader or the epoch removes the partition from its fetcher and drops a
+// response in flight, see handleLeaderAndIsr, so the guard matters only for a response whose
+// request was sent in an older epoch.) Then by error:
 //   - NONE with divergingEpoch: no append; truncateOnFetchResponse (see truncateBy);
 //   - NONE: processPartitionData -> appendAsFollower, lastFetchedEpoch from the last
 //     appended batch (logAppendInfo.lastLeaderEpoch, unchanged when nothing was
@@ -129,8 +132,8 @@ func (m *Model) lastFor(r *Replica) uint8 {
 //     with KAFKA-18723 the append stops at the first batch whose partitionLeaderEpoch is
 //     above the request's currentLeaderEpoch; batches at an unexpected offset fail the
 //     partition or leave a hole (appendFetched, bytes.go);
-//   - FENCED_LEADER_EPOCH: onPartitionFenced: the request's epoch is the current one, so
-//     the partition is marked failed until a LeaderAndIsr;
+//   - FENCED_LEADER_EPOCH: onPartitionFenced: when the request's epoch is the current one
+//     the partition is marked failed until a LeaderAndIsr, otherwise it is retried;
 //   - OFFSET_OUT_OF_RANGE: handleOutOfRangeError -> fetchOffsetAndTruncate: truncate to
 //     the leader's LEO if it is below ours;
 //   - UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, a corrupt record: retry later.
@@ -138,22 +141,28 @@ func (m *Model) handleFetchResponse(t *State, b, i int) {
 	resp := t.Net.Msgs[i]
 	t.Net.remove(i)
 	r := &t.B[b]
-	if r.Role != RoleFollower || r.Fetch != FetchFetching || r.Leader != resp.From+1 ||
-		resp.Epoch != r.Epoch || resp.Off != r.LEO {
+	if r.Role != RoleFollower || r.Fetch != FetchFetching || r.Leader != resp.From+1 || resp.Off != r.LEO {
 		return
+	}
+	if m.p.ResponseEpochGuard && resp.Epoch != r.Epoch {
+		return // KAFKA-18991: the request's currentLeaderEpoch is not the fetch state's
 	}
 	switch {
 	case resp.Err == ErrFencedLeaderEpoch:
-		r.Fetch = FetchFailed
+		// onPartitionFenced (KAFKA-9654): only a request made in the current epoch marks
+		// the partition failed; one from an older epoch is retried.
+		if resp.Epoch == r.Epoch {
+			r.Fetch = FetchFailed
+		}
 	case resp.Err == ErrOffsetOutOfRange:
 		if resp.DivO < r.LEO {
-			r.truncateTo(resp.DivO)
+			r.truncateTo(resp.DivO, m.p.AsyncTruncFlush)
 			r.LastEp = r.latestEpoch()
 		}
 	case resp.Err != ErrNone:
 	case resp.DivE != NoEpoch:
 		off, _ := r.truncationOffset(resp.DivE, resp.DivO)
-		r.truncateTo(off)
+		r.truncateTo(off, m.p.AsyncTruncFlush)
 		r.LastEp = r.latestEpoch()
 	default:
 		m.appendFetched(r, &resp)
@@ -202,7 +211,7 @@ func (m *Model) handleEpochResponse(t *State, b, i int) {
 		if resp.DivO == NoOffset {
 			off = r.HW
 		}
-		r.truncateTo(off)
+		r.truncateTo(off, m.p.AsyncTruncFlush)
 		r.Fetch = FetchFetching
 		r.LastEp = r.latestEpoch()
 	case ErrFencedLeaderEpoch:

@@ -44,6 +44,19 @@ func (m *Model) leaderSteps(g *gen, l int) {
 	}
 }
 
+// checkEpoch is replica r's answer to a request's currentLeaderEpoch when it must be the
+// leader: with KIP-320 (Kafka 2.1) the epoch is checked, before it only the role
+// (NOT_LEADER_FOR_PARTITION).
+func (m *Model) checkEpoch(r *Replica, epoch uint8) uint8 {
+	if !m.p.KIP320 {
+		if r.Role != RoleLeader {
+			return ErrNotLeaderOrFollower
+		}
+		return ErrNone
+	}
+	return r.checkEpoch(epoch)
+}
+
 // checkEpoch is the replica's answer to a request's currentLeaderEpoch when it must be
 // the leader. Kafka: Partition.getLocalLog / checkCurrentLeaderEpoch: a lower epoch is
 // FENCED_LEADER_EPOCH, a higher one UNKNOWN_LEADER_EPOCH, an equal one on a non-leader
@@ -73,7 +86,7 @@ func (m *Model) handleFetch(t *State, i int) {
 	t.Net.remove(i)
 	srv := &t.B[req.To]
 	resp := Msg{Kind: MsgFetchResponse, From: req.To, To: req.From, Epoch: req.Epoch, Off: req.Off, Start: req.Off, End: req.Off}
-	if err := srv.checkEpoch(req.Epoch); err != ErrNone {
+	if err := m.checkEpoch(srv, req.Epoch); err != ErrNone {
 		if err != ErrFencedLeaderEpoch {
 			// UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER: the follower retries after a
 			// backoff and nothing else changes, so the error response and its (no-op)
@@ -94,6 +107,11 @@ func (m *Model) handleFetch(t *State, i int) {
 		if e < req.Last || end < req.Off {
 			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
 			t.Net.add(resp)
+			if !m.p.SkipDivergingUpdate {
+				// Before KAFKA-13141 (3.0) the leader took the diverging follower's fetch
+				// offset as its log end offset anyway.
+				m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)
+			}
 			return
 		}
 	}
@@ -119,14 +137,40 @@ func (m *Model) handleFetch(t *State, i int) {
 func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) {
 	r := &t.B[l]
 	r.FLEO[f] = leo
-	if !r.Pending && !has(r.ISR, f) && leo >= r.HW && leo >= r.LESO && has(t.Ctrl.Live, f) &&
-		!t.Net.alterPlane(uint8(l)) {
+	if m.p.AlterPartition && !r.Pending && !has(r.ISR, f) && leo >= r.HW && (leo >= r.LESO || !m.p.ISRJoinLESO) &&
+		has(t.Ctrl.Live, f) && !t.Net.alterPlane(uint8(l)) {
 		r.Pending = true
 		r.MaxISR = r.ISR | bit(f)
 		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR,
 			DivE: bepoch, DivO: uint8(f)})
 	}
+	if !m.p.AlterPartition && !has(r.ISR, f) && leo >= r.HW && (leo >= r.LESO || !m.p.ISRJoinLESO) {
+		m.writeIsr(t, l, r.ISR|bit(f))
+	}
 	m.maybeIncrementHW(t, l)
+}
+
+// writeIsr is leader l's own write of a new ISR to the metadata store, before KIP-497
+// (Kafka < 2.7): Partition.updateIsr -> ReplicationUtils.updateLeaderAndIsr, a conditional
+// update of the partition state on the zkVersion the leader knows. On success the store and
+// the leader hold the new ISR and zkVersion (the partition epoch), the partition state's
+// writer epoch is the controller epoch the leader knows, and the active controller is
+// notified (ISR change notification, processed by ControllerHandleIsrChange); on a
+// mismatch ("Cached zkVersion ... not equal to that in zookeeper, skip updating ISR")
+// nothing changes. The write is synchronous: nothing is pending.
+func (m *Model) writeIsr(t *State, l int, isr uint8) {
+	r := &t.B[l]
+	st := &t.Ctrl
+	if st.PEpoch != r.PEpoch {
+		return
+	}
+	st.ISR = isr
+	st.PEpoch++
+	r.ISR, r.MaxISR, r.PEpoch = isr, isr, st.PEpoch
+	if t.CP.N > 0 {
+		t.CP.Writer = t.CP.BK[l].MaxEpoch
+		t.notifyIsrChange()
+	}
 }
 
 // maybeIncrementHW moves leader l's high watermark to the least log end offset over the
@@ -138,7 +182,7 @@ func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) 
 // left out).
 func (m *Model) maybeIncrementHW(t *State, l int) {
 	r := &t.B[l]
-	if r.Role != RoleLeader || popcount(r.ISR) < m.C.MinISR {
+	if r.Role != RoleLeader || (m.p.HWMinISR && popcount(r.ISR) < m.C.MinISR) {
 		return
 	}
 	hw := r.LEO
@@ -164,12 +208,12 @@ func (m *Model) handleEpochRequest(t *State, i int) {
 	t.Net.remove(i)
 	srv := &t.B[req.To]
 	resp := Msg{Kind: MsgEpochResponse, From: req.To, To: req.From, Epoch: req.Epoch, Last: req.Last}
-	if err := srv.checkEpoch(req.Epoch); err != ErrNone {
+	if err := m.checkEpoch(srv, req.Epoch); err != ErrNone {
 		if err != ErrFencedLeaderEpoch {
 			return // retried, as for a fetch
 		}
 		resp.Err = err
-	} else if m.C.Truncation == TruncLeaderEpoch {
+	} else if m.p.Truncation == TruncLeaderEpoch {
 		resp.DivE, resp.DivO = NoEpoch, srv.endOffsetForV0(req.Last, srv.LEO)
 	} else {
 		resp.DivE, resp.DivO = srv.endOffsetFor(req.Last, srv.LEO)
@@ -231,6 +275,11 @@ func (m *Model) shrinkSteps(g *gen, l int) {
 		t := g.emit(act2(KindLeaderShrinkISR, l, f))
 		t.Used[FaultLag]++
 		tr := &t.B[l]
+		if !m.p.AlterPartition {
+			m.writeIsr(t, l, tr.ISR&^bit(f))
+			m.maybeIncrementHW(t, l)
+			continue
+		}
 		tr.Pending = true
 		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: tr.Epoch, Off: tr.PEpoch, HW: tr.ISR &^ bit(f)})
 	}

@@ -46,15 +46,74 @@ func (r *Replica) assign(epoch, start uint8) {
 	}
 	r.Cache[r.NCache] = EpochEntry{Epoch: epoch, Start: start}
 	r.NCache++
+	// The change is written to the checkpoint file at once (LeaderEpochFileCache.assign ->
+	// writeToFile, fsync and atomic rename), which drops entries an unflushed truncation left.
+	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0
 }
 
-// truncateFromEnd removes every entry whose start offset is >= end.
-// Kafka: LeaderEpochFileCache.truncateFromEndAsyncFlush.
-func (r *Replica) truncateFromEnd(end uint8) {
-	for r.NCache > 0 && r.Cache[r.NCache-1].Start >= end {
+// truncateFromEnd removes every entry whose start offset is >= end. With async (Kafka 3.8
+// and later, KAFKA-16541) the checkpoint file is rewritten by a scheduled task, so until an
+// assignment rewrites it the file still holds the removed entries (Stale); before 3.8 the
+// write was synchronous.
+// Kafka: LeaderEpochFileCache.truncateFromEndAsyncFlush (3.8: scheduler.scheduleOnce of
+// writeIfDirExists), truncateFromEnd before it.
+func (r *Replica) truncateFromEnd(end uint8, async bool) {
+	n := r.NCache
+	for n > 0 && r.Cache[n-1].Start >= end {
+		n--
+	}
+	if n == r.NCache {
+		return
+	}
+	if async {
+		// The file is the old cache followed by the older stale entries: prepend.
+		k := r.NCache - n
+		if int(k+r.NStale) > len(r.Stale) {
+			panic("model: leader-epoch checkpoint overflow")
+		}
+		copy(r.Stale[k:], r.Stale[:r.NStale])
+		copy(r.Stale[:k], r.Cache[n:r.NCache])
+		r.NStale += k
+	}
+	for r.NCache > n {
 		r.NCache--
 		r.Cache[r.NCache] = EpochEntry{}
 	}
+}
+
+// checkpointFile returns the first j entries of the leader-epoch checkpoint file, the cache
+// followed by the stale entries (j <= NCache+NStale). With NCache <= j it is the file as it
+// is on disk when the scheduled writes of the latest truncations ran for all but j-NCache
+// stale entries: each writes the cache of its moment, a prefix of the file before it, so
+// these are all the files a crash can find. A smaller j is an earlier version of the file
+// (before Kafka 3.0, a power loss may undo the rename of its latest writes).
+func (r *Replica) checkpointFile(j uint8) ([MaxEpoch]EpochEntry, uint8) {
+	var f [MaxEpoch]EpochEntry
+	n := copy(f[:j], r.Cache[:r.NCache])
+	copy(f[n:j], r.Stale[:r.NStale])
+	return f, j
+}
+
+// load replaces the cache by the checkpoint file f of n entries, as LeaderEpochFileCache's
+// constructor does (checkpoint.read().forEach(this::assign)); the file is then the cache.
+func (r *Replica) load(f [MaxEpoch]EpochEntry, n uint8) {
+	r.Cache, r.NCache = f, n
+	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0
+}
+
+// recover is the leader-epoch part of log recovery after an unclean shutdown, from offset
+// from (the base offset of the segment holding the recovery point): each batch whose epoch
+// is above the cache's latest epoch assigns it; then the cache is truncated at the log end.
+// Kafka: LogLoader.recoverLog -> LogSegment.recover (assign only when
+// batch.partitionLeaderEpoch > cache.latestEpoch), then
+// leaderEpochCache.truncateFromEndAsyncFlush(nextOffset) (LogLoader.load).
+func (r *Replica) recover(from uint8, async bool) {
+	for o := from; o < r.LEO; o++ {
+		if e := r.Log[o].Epoch; e > r.latestEpoch() {
+			r.assign(e, o)
+		}
+	}
+	r.truncateFromEnd(r.LEO, async)
 }
 
 // endOffsetFor answers OffsetsForLeaderEpoch for epoch req on this cache with log end
@@ -123,34 +182,31 @@ func (r *Replica) appendRecord(e Entry) {
 }
 
 // truncateTo truncates the log to off records. The cache is truncated even when off >= LEO
-// (KAFKA-10706), and the high watermark is capped at the new end.
+// (KAFKA-10706), with async as for truncateFromEnd, and the high watermark is capped at the
+// new end.
 // Kafka: UnifiedLog.truncateTo.
-func (r *Replica) truncateTo(off uint8) {
+func (r *Replica) truncateTo(off uint8, async bool) {
 	for r.LEO > off {
 		r.LEO--
 		r.Log[r.LEO] = Entry{}
 	}
-	r.truncateFromEnd(off)
+	r.truncateFromEnd(off, async)
 	if r.HW > r.LEO {
 		r.HW = r.LEO
 	}
 }
 
-// rebuildCache replaces the cache by one assigned from the batches at offsets from..LEO-1
-// on top of keep entries of the old one (the checkpoint as read back).
-// Kafka: LogLoader recovery re-assigns epochs only for batches in recovered segments
-// (LogSegment.recover); with from = 0 and keep = 0 it is the KAFKA-13077 fix.
-func (r *Replica) rebuildCache(keep, from uint8) {
-	for r.NCache > keep {
-		r.NCache--
-		r.Cache[r.NCache] = EpochEntry{}
-	}
-	r.truncateFromEnd(r.LEO)
-	for o := from; o < r.LEO; o++ {
-		if r.Log[o].ID != 0 { // not a hole (bytes.go)
+// rebuildCache replaces the cache by one assigned from every batch of the log, in order:
+// the proposed KAFKA-13077 repair (no upstream fix exists), which a new leader runs.
+// A hole (bytes.go) has no batch.
+func (r *Replica) rebuildCache() {
+	r.NCache, r.Cache = 0, [MaxEpoch]EpochEntry{}
+	for o := uint8(0); o < r.LEO; o++ {
+		if r.Log[o].ID != 0 {
 			r.assign(r.Log[o].Epoch, o)
 		}
 	}
+	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0 // the repair rewrites the file
 }
 
 // CacheMatchesLog reports whether every batch's epoch is the epoch of the cache's floor
@@ -162,6 +218,22 @@ func (r *Replica) CacheMatchesLog() bool {
 			j++
 		}
 		if r.Log[o].ID != 0 && (j < 0 || r.Cache[j].Epoch != r.Log[o].Epoch) {
+			return false
+		}
+	}
+	return true
+}
+
+// AnswersLogEpochs reports whether, for every epoch E carried by a batch in the log,
+// endOffsetFor(E) answers with E itself and not with an older epoch (NoMissingEpoch): the
+// negation is the KAFKA-13077 precondition.
+func (r *Replica) AnswersLogEpochs() bool {
+	for o := uint8(0); o < r.LEO; o++ {
+		e := r.Log[o].Epoch
+		if o > 0 && r.Log[o-1].Epoch == e {
+			continue
+		}
+		if got, _ := r.endOffsetFor(e, r.LEO); got != NoEpoch && got < e {
 			return false
 		}
 	}

@@ -86,9 +86,22 @@ func TestTruncate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := base
-		r.truncateFromEnd(tt.end)
-		if got := entries(&r); !slices.Equal(got, tt.want) {
-			t.Errorf("truncateFromEnd(%d): got %v, want %v", tt.end, got, tt.want)
+		r.truncateFromEnd(tt.end, false)
+		if got := entries(&r); !slices.Equal(got, tt.want) || r.NStale != 0 {
+			t.Errorf("truncateFromEnd(%d): got %v (%d stale), want %v", tt.end, got, r.NStale, tt.want)
+		}
+		// Kafka 3.8: the removed entries stay in the checkpoint file until it is rewritten.
+		a := base
+		a.truncateFromEnd(tt.end, true)
+		f, n := a.checkpointFile(a.NCache + a.NStale)
+		if got := f[:n]; !slices.Equal(got, base.Cache[:base.NCache]) || !slices.Equal(entries(&a), tt.want) {
+			t.Errorf("truncateFromEnd(%d) async: cache %v, file %v, want %v and %v", tt.end, entries(&a), got, tt.want, base.Cache[:base.NCache])
+		}
+		if a.NCache > 0 {
+			a.assign(7, 6) // an assignment rewrites the file
+			if a.NStale != 0 {
+				t.Errorf("truncateFromEnd(%d) async then assign: %d stale entries, want 0", tt.end, a.NStale)
+			}
 		}
 	}
 	// truncateTo at the log end still drops a leader's entry without data (KAFKA-10706).
@@ -97,19 +110,20 @@ func TestTruncate(t *testing.T) {
 	r.appendRecord(Entry{1, 2})
 	r.HW = 2
 	r.assign(3, 2)
-	r.truncateTo(2)
+	r.truncateTo(2, false)
 	if got, want := entries(&r), []EpochEntry{{1, 0}}; !slices.Equal(got, want) {
 		t.Errorf("truncateTo(LEO): cache %v, want %v", got, want)
 	}
-	r.truncateTo(1)
+	r.truncateTo(1, false)
 	if r.LEO != 1 || r.HW != 1 || r.Log[1] != (Entry{}) {
 		t.Errorf("truncateTo(1): LEO %d HW %d log[1] %v, want 1, 1, zero", r.LEO, r.HW, r.Log[1])
 	}
 }
 
-// Reference: LogLoader recovery (LogSegment.recover re-assigns only recovered batches);
-// KAFKA-13077 (rebuildCache from 0 with no checkpoint entries is the fix).
-func TestRebuildCacheAndMatch(t *testing.T) {
+// Reference: LogLoader recovery (LogSegment.recover assigns a batch's epoch only when it is
+// above the cache's latest; then truncateFromEnd at the log end); the proposed KAFKA-13077
+// repair (rebuildCache: every batch, in order).
+func TestRecoverAndRebuild(t *testing.T) {
 	var r Replica
 	for _, e := range []Entry{{1, 1}, {2, 2}, {2, 3}, {3, 4}} {
 		r.appendRecord(e)
@@ -117,18 +131,39 @@ func TestRebuildCacheAndMatch(t *testing.T) {
 	if !r.CacheMatchesLog() {
 		t.Fatalf("fresh log: cache %v does not match", entries(&r))
 	}
-	stale := r
-	stale.rebuildCache(1, 3) // checkpoint {1@0}, recovery point 3
-	if got, want := entries(&stale), []EpochEntry{{1, 0}, {3, 3}}; !slices.Equal(got, want) {
-		t.Errorf("partial recovery: got %v, want %v", got, want)
+	tests := []struct {
+		file []EpochEntry // the checkpoint file read back
+		from uint8        // recovery from this offset
+		want []EpochEntry
+	}{
+		// The whole file: recovery finds nothing above the latest epoch.
+		{[]EpochEntry{{1, 0}, {2, 1}, {3, 3}}, 0, []EpochEntry{{1, 0}, {2, 1}, {3, 3}}},
+		// An earlier version of the file (before 3.0, a power loss may undo renames): epoch 2
+		// is missing, and recovery from offset 3 only adds 3@3: the KAFKA-13077 state.
+		{[]EpochEntry{{1, 0}}, 3, []EpochEntry{{1, 0}, {3, 3}}},
+		// Recovery from offset 1 refills it.
+		{[]EpochEntry{{1, 0}}, 1, []EpochEntry{{1, 0}, {2, 1}, {3, 3}}},
+		// A file with an entry beyond the log end (a truncation whose write was lost): it
+		// blocks recovery of lower epochs, then the truncation at the log end drops it.
+		{[]EpochEntry{{1, 0}, {5, 6}}, 0, []EpochEntry{{1, 0}}},
 	}
-	if stale.CacheMatchesLog() {
-		t.Errorf("partial recovery: CacheMatchesLog = true with epoch 2 missing, want false")
-	}
-	full := stale
-	full.rebuildCache(0, 0)
-	if got, want := entries(&full), entries(&r); !slices.Equal(got, want) {
-		t.Errorf("full rebuild: got %v, want %v", got, want)
+	for i, tt := range tests {
+		s := r
+		var f [MaxEpoch]EpochEntry
+		copy(f[:], tt.file)
+		s.load(f, uint8(len(tt.file)))
+		s.recover(tt.from, false)
+		if got := entries(&s); !slices.Equal(got, tt.want) {
+			t.Errorf("case %d: recovered %v, want %v", i, got, tt.want)
+		}
+		if i == 1 && s.CacheMatchesLog() {
+			t.Errorf("case %d: CacheMatchesLog = true with epoch 2 missing, want false", i)
+		}
+		full := s
+		full.rebuildCache()
+		if got, want := entries(&full), entries(&r); !slices.Equal(got, want) {
+			t.Errorf("case %d: rebuild: got %v, want %v", i, got, want)
+		}
 	}
 }
 

@@ -52,22 +52,28 @@ type Config struct {
 	MaxRecords      int // producer writes in total, 0..MaxLog
 	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are cut (Bounds)
 	MaxFetchRecords int // records per fetch response, 1..MaxFetch: maxBytes in record size units (bytes.go)
-	Truncation      int // TruncHighWatermark, TruncLeaderEpoch or TruncDivergingEpoch
+	// Version names the release line whose mechanisms the model has (version.go, Profiles);
+	// "" is DefaultVersion. It fixes the truncation strategy.
+	Version string
+	// Without removes fixes the profile contains (FixBit6082, ...): the release as it was
+	// just before the fix.
+	Without uint8
 
 	// Fault budgets (each 0..15).
-	Crash        int // clean crashes (kill after a flush; the log and checkpoints survive)
-	UncleanCrash int // unclean crashes: an unflushed suffix is lost, the epoch checkpoint may be stale
+	Crash        int // clean shutdowns (controlled, the clean-shutdown marker written)
+	UncleanCrash int // process kills (SIGKILL): the log survives in the page cache, recovery runs
+	PowerLoss    int // machine crashes: the unflushed log suffix is lost, recovery runs
 	Lag          int // ISR shrinks of a lagging follower (LeaderShrinkISR)
 	MessageLoss  int // lost fetch-plane messages (FetchRequest/Response, OffsetsForLeaderEpoch)
 	LeaderChange int // controlled leader changes (preferred-leader election, reassignment)
 
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
-	Fix13077 bool // KAFKA-13077: recovery rebuilds the leader-epoch cache from the whole log
+	Fix13077 bool // KAFKA-13077 (proposed, no upstream fix): a new leader repairs its epoch cache from its log
 
 	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes, and two proposed fixes.
 	RecordSizes      int  // SizesUniform, SizesVaried or SizesDistinct
-	Fix18723Strict   bool // proposal: Fix18723, and no batch below the follower's last batch epoch, nor any after it
+	Fix18723Strict   bool // proposal, on KAFKA-18723's filter (the profile's or Fix18723): no batch below the follower's last batch epoch, nor any after it
 	Fix18723SendSide bool // proposal: a truncation aborts the sends whose unsent slice it cut
 
 	// Control plane (controlplane.go), on when Controllers >= 2.
@@ -82,8 +88,7 @@ type Config struct {
 
 // DefaultConfig is the configuration the family's defaults describe.
 func DefaultConfig() Config {
-	return Config{Brokers: 3, MinISR: 1, MaxRecords: 2, MaxEpoch: 3, MaxFetchRecords: 1,
-		Truncation: TruncDivergingEpoch}
+	return Config{Brokers: 3, MinISR: 1, MaxRecords: 2, MaxEpoch: 3, MaxFetchRecords: 1}
 }
 
 // Validate reports the first constant outside its range.
@@ -101,10 +106,11 @@ func (c *Config) Validate() error {
 		check("max_records", c.MaxRecords, 0, MaxLog),
 		check("max_epoch", c.MaxEpoch, 1, MaxEpoch),
 		check("max_fetch_records", c.MaxFetchRecords, 1, MaxFetch),
-		check("truncation", c.Truncation, 0, len(TruncationNames)-1),
+		c.validateVersion(),
 		check("record_sizes", c.RecordSizes, 0, len(RecordSizeNames)-1),
 		check("crash", c.Crash, 0, 15),
 		check("unclean_crash", c.UncleanCrash, 0, 15),
+		check("power_loss", c.PowerLoss, 0, 15),
 		check("lag", c.Lag, 0, 15),
 		check("message_loss", c.MessageLoss, 0, 15),
 		check("leader_change", c.LeaderChange, 0, 15),
@@ -112,7 +118,7 @@ func (c *Config) Validate() error {
 		check("controller_broker", c.ControllerBroker, 0, c.Brokers),
 		check("controller_failover", c.Failover, 0, MaxControllers-1),
 		check("session_loss", c.SessionLoss, 0, 15),
-		(&Model{C: *c}).validateCP(),
+		c.validateCP(),
 	} {
 		if e != nil {
 			return e
@@ -127,7 +133,9 @@ func (e errString) Error() string { return string(e) }
 
 // Model is the Kafka replication model for one Config.
 type Model struct {
-	C Config
+	C   Config
+	p   Profile // the mechanisms of C.Version
+	fix uint8   // the fixes in force: the profile's, without C.Without, plus the switches
 }
 
 // New returns the model for c, or an error when a constant is out of range.
@@ -135,7 +143,48 @@ func New(c Config) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	return &Model{C: c}, nil
+	return newModel(c), nil
+}
+
+// newModel is the model for c without validation (c.Version must name a profile).
+func newModel(c Config) *Model {
+	p, ok := ProfileByName(c.Version)
+	if !ok {
+		panic("model: unknown version " + c.Version)
+	}
+	return &Model{C: c, p: p, fix: c.effective(&p)}
+}
+
+// Profile is the release line the model follows.
+func (m *Model) Profile() Profile { return m.p }
+
+// fixed reports whether fix bit f is in force.
+func (m *Model) fixed(f uint8) bool { return m.fix&f != 0 }
+
+// validateVersion checks the version, the fixes against it and the mechanisms it lacks.
+func (c *Config) validateVersion() error {
+	p, ok := ProfileByName(c.Version)
+	if !ok {
+		return errString("model: version = " + strconv.Quote(c.Version) + " is not a known release line")
+	}
+	for bit, name := range FixNames {
+		switch {
+		case c.fixesOf()&bit != 0 && p.Fixes&bit != 0:
+			return errString("model: fixes: " + name + " is already in version " + p.Name)
+		case c.Without&bit != 0 && p.Fixes&bit == 0:
+			return errString("model: without: " + name + " is not in version " + p.Name)
+		}
+	}
+	if c.Controllers > 1 && !p.ZooKeeper {
+		return errString("model: controllers = " + strconv.Itoa(c.Controllers) + ": version " + p.Name + " has no ZooKeeper controller")
+	}
+	if c.Fix18723Strict && (c.effective(&p)&FixBit18723 == 0) {
+		return errString("model: fixes: KAFKA-18723-strict adds to KAFKA-18723's filter, not in force in version " + p.Name + " (add fixes KAFKA-18723)")
+	}
+	if (c.Fix14154 || c.Fix14154Proposed) && !p.AlterPartition {
+		return errString("model: fixes: KAFKA-14154 needs AlterPartition (KIP-497, 2.7); version " + p.Name + " has none")
+	}
+	return nil
 }
 
 // Roles of a replica.
@@ -181,6 +230,12 @@ type Replica struct {
 	Fetch    uint8 // fetch state (FetchIdle, ...)
 	LastEp   uint8 // lastFetchedEpoch of the fetch state (0: none)
 
+	// The leader-epoch checkpoint file holds the cache followed by the NStale entries of
+	// Stale: entries a truncation removed from the cache whose asynchronous checkpoint write
+	// has not run (Profile.AsyncTruncFlush); an assignment rewrites the file and clears them.
+	Stale  [MaxEpoch]EpochEntry
+	NStale uint8
+
 	// Leader only (Partition's partitionState and remote replica states).
 	ISR     uint8             // committed ISR, bit b for broker b
 	MaxISR  uint8             // maximal ISR (ISR ∪ proposed while an AlterPartition is pending)
@@ -210,6 +265,7 @@ const (
 	FaultLag
 	FaultLoss
 	FaultLeaderChange
+	FaultPowerLoss
 	numFaults
 )
 
@@ -254,6 +310,8 @@ const (
 	KindBrokerLearnController
 	KindBrokerSendAlterPartition
 	KindBrokerSessionLoss
+	KindBrokerPowerLoss
+	KindControllerHandleIsrChange
 	KindNetworkReadGarbage
 	numKinds
 )
@@ -284,6 +342,8 @@ var kindNames = []string{
 	"BrokerLearnController",
 	"BrokerSendAlterPartition",
 	"BrokerSessionLoss",
+	"BrokerPowerLoss",
+	"ControllerHandleIsrChange",
 	"NetworkReadGarbage",
 }
 
@@ -294,7 +354,8 @@ var kindArgs = [numKinds]int{
 	KindNetworkReadGarbage:       2,
 	KindLeaderHandleEpochRequest: 2,
 	KindLeaderShrinkISR:          2,
-	KindBrokerUncleanCrash:       4,
+	KindBrokerUncleanCrash:       3,
+	KindBrokerPowerLoss:          4,
 }
 
 // Action codes: the kind in the low 5 bits, then up to four 4-bit arguments. Broker
@@ -336,7 +397,9 @@ func KindByName(name string) int {
 }
 
 // ActionName is the action with its arguments: "FollowerSendFetch(2)" (brokers 1-based);
-// BrokerUncleanCrash(b, recoveryPoint, newLEO, checkpointEntries).
+// BrokerCrash(b, staleEntries) when the checkpoint keeps stale entries,
+// BrokerUncleanCrash(b, recoveryFrom, checkpointEntries), BrokerPowerLoss(b, recoveryFrom,
+// newLEO, checkpointEntries).
 func (m *Model) ActionName(a uint64) string {
 	k := kindOf(a)
 	if k >= numKinds {
@@ -347,6 +410,9 @@ func (m *Model) ActionName(a uint64) string {
 		k == KindControllerHandleAlterPartition) {
 		n = 2 // (controller incarnation, broker)
 	}
+	if k == KindBrokerCrash && argOf(a, 1) != 0 {
+		n = 2 // (broker, stale checkpoint entries kept)
+	}
 	if n == 0 {
 		n = 1
 	}
@@ -356,7 +422,7 @@ func (m *Model) ActionName(a uint64) string {
 			buf = append(buf, ',')
 		}
 		v := argOf(a, i)
-		if i < 2 && !(k == KindBrokerUncleanCrash && i > 0) {
+		if i < 2 && !((k == KindBrokerUncleanCrash || k == KindBrokerPowerLoss || k == KindBrokerCrash) && i > 0) {
 			v++ // broker
 		}
 		buf = strconv.AppendInt(buf, int64(v), 10)
@@ -382,8 +448,8 @@ const (
 func (m *Model) Fairness(kind int) int {
 	switch kind {
 	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
-		KindBrokerCrash, KindBrokerUncleanCrash, KindNetworkLoseMessage, KindControllerFailover,
-		KindBrokerSessionLoss:
+		KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindNetworkLoseMessage,
+		KindControllerFailover, KindBrokerSessionLoss:
 		return Unfair
 	}
 	return Weak
@@ -405,7 +471,9 @@ func (m *Model) Init(buf []State) []State {
 		if b == 0 {
 			r.Role = RoleLeader
 			r.ISR, r.MaxISR = all, all
-			r.assign(1, 0) // Partition.makeLeader: maybeAssignEpochStartOffset (KAFKA-7415)
+			if m.p.AssignOnLeader {
+				r.assign(1, 0) // Partition.makeLeader: maybeAssignEpochStartOffset (KAFKA-7415)
+			}
 		} else {
 			r.Role = RoleFollower
 			m.startFetching(r)
@@ -439,6 +507,7 @@ const (
 	BoundSessionLoss
 	BoundFailover
 	BoundControllers
+	BoundPowerLoss
 	numBounds
 )
 
@@ -447,9 +516,9 @@ const (
 func (m *Model) Bounds() []string {
 	c := &m.C
 	vals := [numBounds]int{c.MaxEpoch, c.MaxRecords, c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss,
-		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1)}
+		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1), c.PowerLoss}
 	names := [numBounds]string{"max_epoch", "max_records", "crash", "unclean_crash", "lag", "message_loss",
-		"leader_change", "session_loss", "controller_failover", "controllers"}
+		"leader_change", "session_loss", "controller_failover", "controllers", "power_loss"}
 	out := make([]string, numBounds)
 	for i := range out {
 		out[i] = names[i] + "=" + strconv.Itoa(vals[i])
@@ -516,7 +585,7 @@ func (g *gen) emit(a uint64) *State {
 
 // budget reports whether fault f has budget left.
 func (m *Model) budget(s *State, f int) bool {
-	lim := [numFaults]int{m.C.Crash, m.C.UncleanCrash, m.C.Lag, m.C.MessageLoss, m.C.LeaderChange}
+	lim := [numFaults]int{m.C.Crash, m.C.UncleanCrash, m.C.Lag, m.C.MessageLoss, m.C.LeaderChange, m.C.PowerLoss}
 	return int(s.Used[f]) < lim[f]
 }
 

@@ -60,11 +60,16 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				}
 				continue
 			}
-			if k == "truncation" {
-				c.Truncation = -1
-				for i, n := range TruncationNames {
-					if n == v {
-						c.Truncation = i
+			if k == "version" {
+				c.Version = v
+				continue
+			}
+			if k == "without" {
+				for _, fix := range strings.Split(v, ",") {
+					for bit, name := range FixNames {
+						if name == fix {
+							c.Without |= bit
+						}
 					}
 				}
 				continue
@@ -84,7 +89,7 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 			}
 			p := map[string]*int{"brokers": &c.Brokers, "min_isr": &c.MinISR, "max_records": &c.MaxRecords,
 				"max_epoch": &c.MaxEpoch, "max_fetch_records": &c.MaxFetchRecords, "crash": &c.Crash,
-				"unclean_crash": &c.UncleanCrash, "lag": &c.Lag, "message_loss": &c.MessageLoss,
+				"unclean_crash": &c.UncleanCrash, "power_loss": &c.PowerLoss, "lag": &c.Lag, "message_loss": &c.MessageLoss,
 				"leader_change": &c.LeaderChange, "controllers": &c.Controllers,
 				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover,
 				"session_loss": &c.SessionLoss}[k]
@@ -219,14 +224,17 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 			t.Errorf("no transcript turns on %s", fix)
 		}
 	}
-	for _, tr := range TruncationNames {
-		if !strings.Contains(text, "truncation="+tr) {
-			t.Errorf("no transcript uses truncation=%s", tr)
+	for _, v := range VersionNames() {
+		if !strings.Contains(text, "version="+v) {
+			t.Errorf("no transcript uses version=%s", v)
 		}
 	}
 	for _, rs := range RecordSizeNames[1:] {
 		if !strings.Contains(text, "record_sizes="+rs) {
 			t.Errorf("no transcript uses record_sizes=%s", rs)
 		}
+	}
+	if !strings.Contains(text, "without=") {
+		t.Errorf("no transcript takes a fix out of its version")
 	}
 }

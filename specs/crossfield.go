@@ -112,6 +112,14 @@ func (v *validator) configKey(f Family, i int, msg string) (string, Pos) {
 		at   int
 		name string
 	}
+	for _, key := range []string{"fixes", "without"} {
+		if strings.HasPrefix(msg, key+":") {
+			path := "check[" + strconv.Itoa(i) + "]." + key
+			if _, ok := v.pos[path]; ok {
+				return path, v.at(path, true)
+			}
+		}
+	}
 	var named []mention
 	for _, ps := range [][]Param{f.Constants, f.Faults} {
 		for _, p := range ps {

@@ -41,8 +41,10 @@ type PropertyInfo struct {
 // fault budget by name (defaults filled in), the switches that are on, and the properties
 // selected, in the order the spec lists them.
 type Config struct {
-	Values     map[string]int
-	Switches   map[string]bool
+	Values   map[string]int
+	Switches map[string]bool
+	// Without names fixes that the model's release line contains and the check takes out.
+	Without    map[string]bool
 	Properties []string
 	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
 	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
@@ -59,7 +61,10 @@ type Family struct {
 	Faults     []Param
 	Switches   []Switch
 	Properties []PropertyInfo
-	Symmetry   bool // the model implements checker.Symmetric
+	// Versions, when not empty, are the release lines the family's version constant names,
+	// oldest first, each with the mechanisms and fixes it has.
+	Versions []VersionInfo
+	Symmetry bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	Build            func(cfg Config) (checker.Runnable, error)
@@ -95,4 +100,20 @@ func FamilyByName(name string) (Family, bool) {
 		}
 	}
 	return Family{}, false
+}
+
+// hasSwitch reports whether f has the fix switch called name.
+func (f Family) hasSwitch(name string) bool {
+	for _, sw := range f.Switches {
+		if sw.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// VersionInfo describes one release line of a family.
+type VersionInfo struct {
+	Name, Release string
+	Has           []string
 }

@@ -36,15 +36,16 @@ func kafkaFamily() Family {
 	return Family{
 		Name: "kafka",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
-			"read responses, truncation, ISR changes through AlterPartition, one controller, crashes",
+			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, one controller or the ZooKeeper " +
+			"control plane, crashes, per Kafka release line (version)",
 		Constants: []Param{
 			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
 			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
 			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: model.MaxLog, Default: def.MaxRecords},
-			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are disabled", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
+			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (README: Model bounds are cuts)", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
 			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
-			{Name: "truncation", Doc: "truncation strategy: high-watermark (pre-KIP-101), leader-epoch (KIP-101), diverging-epoch (KIP-320/KIP-595)",
-				Kind: Enum, Enum: model.TruncationNames, Default: def.Truncation},
+			{Name: "version", Doc: "Kafka release line whose mechanisms and fixes the model has (kmc list kafka shows each profile); it fixes the truncation strategy",
+				Kind: Enum, Enum: model.VersionNames(), Default: index(model.VersionNames(), model.DefaultVersion)},
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
 				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
 			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
@@ -52,8 +53,9 @@ func kafkaFamily() Family {
 				Kind: Enum, Enum: model.RecordSizeNames, Default: def.RecordSizes},
 		},
 		Faults: []Param{
-			fault("crash", "clean broker crashes (log and checkpoints survive)"),
-			fault("unclean_crash", "unclean crashes: an unflushed suffix is lost, the leader-epoch checkpoint may be stale"),
+			fault("crash", "controlled shutdowns and restarts (no log recovery; from 3.8 a pending checkpoint write of a truncation may be lost)"),
+			fault("unclean_crash", "process kills (SIGKILL): the log survives in the page cache; recovery from a segment, only epochs above the cached latest"),
+			fault("power_loss", "machine crashes: the unflushed log suffix is lost; before 3.0 the leader-epoch checkpoint may revert to an earlier version"),
 			fault("lag", "ISR shrinks of a lagging follower"),
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes (preferred-leader election)"),
@@ -62,16 +64,26 @@ func kafkaFamily() Family {
 		},
 		Switches: []Switch{
 			{Name: Kafka18723, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
-			{Name: Kafka13077, Doc: "log recovery rebuilds the leader-epoch cache from the whole log"},
+			{Name: Kafka13077, Doc: "proposed (no upstream fix): a new leader repairs its leader-epoch cache from its log before assigning its epoch"},
 			{Name: Kafka6082, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
 			{Name: Kafka14154, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
 			{Name: Kafka14154Proposed, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
-			{Name: Kafka18723Strict, Doc: "a proposal for KAFKA-18723's residual: KAFKA-18723's filter, and the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
+			{Name: Kafka18723Strict, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
 			{Name: Kafka18723SendSide, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
 		},
 		Properties: props,
+		Versions:   kafkaVersions(),
 		Build:      buildKafka,
 		Validate: func(cfg Config) error {
+			for name := range cfg.Without {
+				found := false
+				for _, n := range model.FixNames {
+					found = found || n == name
+				}
+				if !found {
+					return fmt.Errorf("without: %s is in no release line (a proposal, not a shipped fix)", name)
+				}
+			}
 			c := KafkaConfig(cfg)
 			return c.Validate()
 		},
@@ -83,14 +95,35 @@ func KafkaConfig(cfg Config) model.Config {
 	v := cfg.Values
 	return model.Config{
 		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
-		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"], Truncation: v["truncation"],
-		Crash: v["crash"], UncleanCrash: v["unclean_crash"], Lag: v["lag"],
+		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"],
+		Version: versionName(v["version"]), Without: withoutBits(cfg.Without),
+		Crash: v["crash"], UncleanCrash: v["unclean_crash"], PowerLoss: v["power_loss"], Lag: v["lag"],
 		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
 		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
 	}
+}
+
+// versionName is the name of the version at index i of model.VersionNames.
+func versionName(i int) string {
+	names := model.VersionNames()
+	if i < 0 || i >= len(names) {
+		return "?"
+	}
+	return names[i]
+}
+
+// withoutBits maps the fixes a check takes out of its release line to the model's bits.
+func withoutBits(without map[string]bool) uint8 {
+	var b uint8
+	for bit, name := range model.FixNames {
+		if without[name] {
+			b |= bit
+		}
+	}
+	return b
 }
 
 func buildKafka(cfg Config) (checker.Runnable, error) {
@@ -111,3 +144,11 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 
 // The Kafka model reports the steps its bounds cut (max_epoch, max_records, fault budgets).
 var _ checker.Bounded[model.State] = (*model.Model)(nil)
+
+func kafkaVersions() []VersionInfo {
+	var out []VersionInfo
+	for _, p := range model.Profiles {
+		out = append(out, VersionInfo{Name: p.Name, Release: p.Release, Has: p.Mechanisms()})
+	}
+	return out
+}

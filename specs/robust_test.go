@@ -87,8 +87,8 @@ func TestParseRobustErrors(t *testing.T) {
 			`r.toml:6:10: check[0].robust: not allowed when expect = "incomplete": the neighbours of an incomplete check are not checked (got ["rms+1"])`},
 		{"not an array", head + "expect = \"ok\"\nrobust = \"rms+1\"\n", nil,
 			`r.toml:6:10: check[0].robust: must be an array of strings such as ["max_epoch+1"], not a string (got "rms+1")`},
-		{"enum", kafka + "expect = \"ok\"\nrobust = [\"truncation+1\"]\n", nil,
-			`r.toml:10:11: check[0].robust[0]: truncation is not an integer constant or fault (got "truncation+1")`},
+		{"enum", kafka + "expect = \"ok\"\nrobust = [\"version+1\"]\n", nil,
+			`r.toml:10:11: check[0].robust[0]: version is not an integer constant or fault (got "version+1")`},
 		{"model rejects", kafka + "expect = \"ok\"\nrobust = [\"max_epoch+1\", \"min_isr+1\", \"leader_change+1\"]\n", nil, strings.Join([]string{
 			`r.toml:10:26: check[0].robust: the model rejects the neighbour min_isr+1: model: min_isr = 3 outside 1..2`,
 			`r.toml:10:39: check[0].robust: the model rejects the neighbour leader_change+1: model: leader_change is not modelled with controllers >= 2`,
@@ -195,10 +195,11 @@ properties = ["EpochCacheMatchesLog"]
 brokers = 2
 max_records = 1
 max_epoch = 2
+version = "2.8"
 [[check]]
 name = "buggy"
 expect = "ok"
-robust = ["unclean_crash+1"]
+robust = ["power_loss+1"]
 `,
 }
 
@@ -229,8 +230,8 @@ func TestRunSuiteRobust(t *testing.T) {
 			"fixed[rms+1]",
 			"  mismatch: robust rms+1: got incomplete, want violated(NotAllCommitted)",
 			"  incomplete: max depth 8 reached",
-			"buggy[unclean_crash+1]",
-			"  mismatch: robust unclean_crash+1: got violated(EpochCacheMatchesLog), want not violated",
+			"buggy[power_loss+1]",
+			"  mismatch: robust power_loss+1: got violated(EpochCacheMatchesLog), want not violated",
 			"FAIL: 0 of 4 checks and 2 of 4 robustness neighbours differ from their expectations",
 		}},
 	}

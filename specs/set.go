@@ -61,6 +61,12 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 			continue
 		}
 		val := setValue(text)
+		if p, ok := findParam(append(append([]Param(nil), fam.Constants...), fam.Faults...), name); ok &&
+			p.Kind == Enum && (section == "constants" || section == "faults") {
+			if _, isStr := val.(string); !isStr && index(p.Enum, text) >= 0 {
+				val = text // version=4.1 names the enum value "4.1", not a number
+			}
+		}
 		path := section + "." + name
 		if !setIn(raw, section, name, val) {
 			continue // the section is not a table: reported by validation

@@ -54,6 +54,7 @@ type Check struct {
 	Name     string
 	Pos      Pos // of its [[check]] header
 	Fixes    []string
+	Without  []string // fixes of the model's release line taken out (the release just before them)
 	Expect   checker.Verdict
 	Property string // the property expected to be violated
 	States   int64  // pinned distinct-state count; 0: not pinned
@@ -269,7 +270,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "expect", "property", "states", "depth", "constants", "faults", "robust"}
+var checkKeys = []string{"name", "fixes", "without", "expect", "property", "states", "depth", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -699,6 +700,17 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 		}
 		ck.Fixes = fixes
+		without, _ := v.strList(c, prefix, "without")
+		if famOK {
+			for _, f := range without {
+				if !fam.hasSwitch(f) {
+					v.errVal(prefix+".without", "unknown switch "+strconv.Quote(f), nil)
+				} else if contains(fixes, f) {
+					v.errVal(prefix+".without", "switch "+strconv.Quote(f)+" is also in fixes", nil)
+				}
+			}
+		}
+		ck.Without = without
 		if e, ok := v.str(c, prefix, "expect", true); ok {
 			switch checker.Verdict(e) {
 			case checker.OK, checker.Violated, checker.Incomplete:
@@ -743,7 +755,14 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		for _, f := range fixes {
 			sw[f] = true
 		}
-		ck.Config = Config{Values: vals, Switches: sw, Properties: append([]string(nil), s.Properties...)}
+		var wo map[string]bool
+		for _, f := range without {
+			if wo == nil {
+				wo = map[string]bool{}
+			}
+			wo[f] = true
+		}
+		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Properties: append([]string(nil), s.Properties...)}
 		if famOK {
 			ck.Robust = v.robust(c, prefix, fam, &ck)
 		}
@@ -844,6 +863,11 @@ func (f Family) validConfig(cfg Config) error {
 		}
 		if n < lo || n > hi {
 			return fmt.Errorf("%s = %d outside %d..%d", p.Name, n, lo, hi)
+		}
+	}
+	for name := range cfg.Without {
+		if !f.hasSwitch(name) {
+			return fmt.Errorf("bad switch %s in without", name)
 		}
 	}
 	for name, on := range cfg.Switches {

@@ -26,6 +26,8 @@ const checkExamples = `  kmc check specs/twophase.toml
   kmc check specs/twophase.toml --check buggy --out out/
   kmc check specs/twophase.toml --set rms=5 --workers 2
   kmc check specs/twophase.toml --check fixed --max-states 100
+  kmc check specs/twophase.toml --check fixed --set rms=9 --checkpoint cp/
+  kmc check specs/twophase.toml --set rms=9 --resume cp/
 `
 
 // checkFlags are the flags of kmc check.
@@ -45,6 +47,9 @@ type checkFlags struct {
 	format     string
 	dumpGraph  string
 	dumpMax    int
+	checkpoint string
+	ckptEvery  string
+	resume     string
 }
 
 // afterSearch is called when a check's search returns; tests replace it.
@@ -68,6 +73,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
 	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
 	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "write checkpoints of the search into `DIR`, to go on with it later with --resume (one check)")
+	fs.StringVar(&f.ckptEvery, "checkpoint-every", "10m", "take a checkpoint about every `DURATION`, and one more when a limit or an interrupt stops the search")
+	fs.StringVar(&f.resume, "resume", "", "go on with the search of the newest checkpoint in `DIR` (the same spec, check and configuration; any workers) and keep writing checkpoints there unless --checkpoint names another folder")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -85,6 +93,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.workers > specs.MaxWorkers {
 		return usageError(stderr, "check", "--workers must be at most %d, the engine's most (got %d)", specs.MaxWorkers, f.workers)
+	}
+	every, err := specs.ParseDuration(f.ckptEvery)
+	if err == nil && every == 0 {
+		err = errors.New("must be positive")
+	}
+	if err != nil {
+		return usageError(stderr, "check", "--checkpoint-every: %v (got %q)", err, f.ckptEvery)
+	}
+	if fs.Changed("checkpoint-every") && f.checkpoint == "" && f.resume == "" {
+		return usageError(stderr, "check", "--checkpoint-every needs --checkpoint or --resume")
 	}
 	var over checker.Options
 	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
@@ -113,6 +131,24 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if over.Symmetry && !spec.Family.Symmetry {
 		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction", spec.Model)
+	}
+	var resumed *loadedCheckpoint
+	if f.resume != "" {
+		lc, err := latestCheckpoint(f.resume)
+		if err != nil {
+			fmt.Fprintf(stderr, "kmc: check: --resume: %v\n", err)
+			if errors.Is(err, errNoCheckpoint) || errors.Is(err, os.ErrNotExist) {
+				hint(stderr, "--resume takes the folder that --checkpoint wrote")
+			} else {
+				hint(stderr, "the checkpoint cannot be used; start the search over without --resume")
+			}
+			return exitUsage
+		}
+		if f.check != "" && f.check != lc.man.Check {
+			fmt.Fprintf(stderr, "kmc: check: --resume: %s is of check %s, not %s\n", lc.path, lc.man.Check, f.check)
+			return exitUsage
+		}
+		f.check, resumed = lc.man.Check, lc
 	}
 	checks := spec.Checks
 	if f.check != "" {
@@ -144,14 +180,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	} else if f.force {
 		return usageError(stderr, "check", "--force needs --out")
 	}
+	if (f.checkpoint != "" || f.resume != "") && len(checks) > 1 {
+		return usageError(stderr, "check", "--checkpoint and --resume need one check: name it with --check")
+	}
 
 	forceMemory := over.MemoryBytes != 0
 	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
 		over.MemoryBytes = defaultMemory()
 	}
 	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-		// The Go runtime's soft limit, a quarter above the engine's budget for its tables.
-		prev := debug.SetMemoryLimit(mem + mem/4)
+		// The Go runtime's soft limit is the budget: the engine keeps its live memory
+		// (tables, transient copies, the runtime's overhead) within it, and the limit has
+		// the collector free the old copies of grown tables before the process's resident
+		// memory goes beyond it.
+		prev := debug.SetMemoryLimit(mem)
 		defer debug.SetMemoryLimit(prev)
 	}
 	stop, release := newStop()
@@ -163,6 +205,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	var raise []string  // bounds that incomplete liveness verdicts depend on
 	var notRun []string // checks skipped after an interrupt
 	cut := false        // an interrupt cut a search short
+	resumeHint := ""    // how to resume a search stopped with a checkpoint
 	for i := range checks {
 		c := &checks[i]
 		if i > 0 && stopped(stop) { // the signal came after the previous check's search
@@ -182,6 +225,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
+		var ck *checkpointer
+		if f.checkpoint != "" || resumed != nil {
+			var code int
+			if ck, code = setupCheckpoint(&f, spec, c, &opts, resumed, every, out, stderr); ck == nil {
+				return code
+			}
+		}
 		if f.dumpGraph != "" {
 			if len(checks) > 1 {
 				return usageError(stderr, "check", "--dump-graph needs one check: name it with --check")
@@ -218,6 +268,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				raise = append(raise, b)
 			}
 		}
+		if ck != nil {
+			resumeHint = ck.finish(spec, c, res)
+		}
 		if cut {
 			for _, c := range checks[i+1:] {
 				notRun = append(notRun, c.Name)
@@ -234,6 +287,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		if cut {
 			fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
+			if resumeHint != "" {
+				hint(stderr, "go on with the search: "+resumeHint)
+			}
 		}
 		if len(notRun) > 0 {
 			fmt.Fprintf(stderr, "kmc: check: interrupted; not run: %s\n", strings.Join(notRun, ", "))
@@ -243,6 +299,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if result == exitIncomplete && !out.json {
 		if len(raise) > 0 {
 			hint(stderr, "raise "+strings.Join(raise, ", ")+" (--set "+raise[0]+"=N), or run 'kmc sweep' over it")
+		} else if resumeHint != "" {
+			hint(stderr, "go on with the search, with the limit that was hit raised: "+resumeHint)
 		} else {
 			hint(stderr, "raise the limit that was hit (--max-states, --max-depth, --memory, --time) or shrink the spec's constants")
 		}
@@ -328,7 +386,8 @@ type checkOutput struct {
 	w, stderr io.Writer
 	json      bool
 	full      bool
-	last      checker.Stats // at the previous progress report
+	last      checker.Stats     // at the previous progress report
+	resumed   *loadedCheckpoint // the checkpoint the search goes on from
 }
 
 func (o *checkOutput) event(v map[string]any) {
@@ -342,9 +401,14 @@ func (o *checkOutput) event(v map[string]any) {
 func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Options) {
 	o.last = checker.Stats{}
 	if o.json {
-		o.event(map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
+		ev := map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
 			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers,
-			"memory_budget_bytes": opts.MemoryBytes})
+			"memory_budget_bytes": opts.MemoryBytes}
+		if r := o.resumed; r != nil {
+			ev["resume"] = map[string]any{"checkpoint": r.path, "level": r.man.Level, "generated": r.man.Generated,
+				"distinct": r.man.Distinct, "queue": r.man.Queue, "elapsed_seconds": r.man.Elapsed.Seconds()}
+		}
+		o.event(ev)
 		return
 	}
 	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
@@ -353,6 +417,10 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 		workers = strconv.Itoa(opts.Workers) + " workers"
 	}
 	fmt.Fprintf(o.w, "Running breadth-first search with %s.\n", workers)
+	if r := o.resumed; r != nil {
+		fmt.Fprintf(o.w, "Resuming from checkpoint %s: level %d, %d states generated, %d distinct states found, %d states left on queue, after %s.\n",
+			r.path, r.man.Level, r.man.Generated, r.man.Distinct, r.man.Queue, specs.FormatElapsed(r.man.Elapsed))
+	}
 }
 
 // configString describes a check's configuration: constants, faults and fixes.

@@ -60,6 +60,15 @@ func writeFamily(w io.Writer, f specs.Family) {
 	fmt.Fprintf(w, "  symmetry reduction: %s\n", sym)
 	writeParams(w, "constants", f.Constants)
 	writeParams(w, "faults", f.Faults)
+	if len(f.Versions) > 0 {
+		fmt.Fprintln(w, "  versions (the version constant; fixes turn on more, a check's `without` takes one out):")
+		for _, v := range f.Versions {
+			fmt.Fprintf(w, "    %s  %s\n", v.Name, v.Release)
+			for _, h := range v.Has {
+				fmt.Fprintf(w, "        %s\n", h)
+			}
+		}
+	}
 	fmt.Fprintln(w, "  switches (fixes):")
 	if len(f.Switches) == 0 {
 		fmt.Fprintln(w, "    none")

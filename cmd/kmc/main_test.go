@@ -69,7 +69,7 @@ func TestCLI(t *testing.T) {
 		{"help-sweep", []string{"sweep", "--help"}, exitOK},
 		{"sweep-twophase", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1"}, exitOK},
 		{"sweep-json", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1", "--format", "json"}, exitOK},
-		{"sweep-invalid", []string{"sweep", "../../specs/kafka-13077-precondition.toml", "--check", "buggy", "--vary", "min_isr=1..3", "--vary", "session_loss=0,1", "--workers", "1"}, exitOK},
+		{"sweep-invalid", []string{"sweep", "../../specs/kafka-13077-precondition.toml", "--check", "power-loss-2-8", "--vary", "min_isr=1..3", "--vary", "session_loss=0,1", "--workers", "1"}, exitOK},
 		{"sweep-bad-range", []string{"sweep", spec, "--check", "buggy", "--vary", "rms=1..3"}, exitUsage},
 		{"sweep-unknown-key", []string{"sweep", spec, "--check", "buggy", "--vary", "brokers=2..3"}, exitUsage},
 		{"sweep-no-check", []string{"sweep", spec, "--vary", "rms=2..3"}, exitUsage},

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io/fs"
 	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -80,5 +82,33 @@ func TestMemoryBudgetUlimit(t *testing.T) {
 	}
 	if want := int64(limitKB) * 1024 / 3; start.Budget <= 0 || start.Budget > want {
 		t.Errorf("memory budget under ulimit -v %d: got %d, want at most %d", limitKB, start.Budget, want)
+	}
+}
+
+// TestPeakRSS runs the binary on a search far larger than its budget: it must stop cleanly
+// (exit 3, the memory reason) with a peak resident size within 1.1 times the budget. The
+// engine stops before a segment whose growth (the fingerprint table doubling, the old and
+// new copies of grown arrays, the Go runtime's overhead) would take it over, and the Go
+// runtime's memory limit is the budget. Before: 1.26x at 1GiB, 1.28x at 512MiB.
+// Reference: issue 11, defect 7.
+func TestPeakRSS(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the peak resident size of a child process (ru_maxrss, Linux)")
+	}
+	bin := kmcBinary(t)
+	const budget = 512 << 20
+	cmd := exec.Command(bin, "check", spec, "--check", "fixed", "--set", "rms=11", "--memory", "512MiB", "--workers", "2")
+	code, stdout, stderr := runBinary(t, cmd)
+	if code != exitIncomplete || !strings.Contains(stdout, "Search stopped before it was complete: memory 536870912 bytes reached.") {
+		t.Fatalf("got exit %d, want %d and the memory reason\n%s%s", code, exitIncomplete, stdout, stderr)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage")
+	}
+	peak := ru.Maxrss * 1024 // kilobytes on Linux
+	t.Logf("peak resident size %d bytes, %.3f of the budget", peak, float64(peak)/budget)
+	if peak > budget*11/10 {
+		t.Errorf("peak resident size %d bytes, more than 1.1 times the budget %d", peak, budget)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"kmc/checker"
 	"kmc/specs"
@@ -49,6 +50,12 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	if paths, err := specs.FindSpecs(dir); err == nil && len(paths) == 0 {
 		return usageError(stderr, "suite", "no *.toml files under %s", dir)
+	}
+	if opts.MemoryBytes > 0 {
+		// The Go runtime's soft limit is the budget of the specs that set none, as kmc check
+		// sets it (a spec's own limits.memory bounds its search, not the process).
+		prev := debug.SetMemoryLimit(opts.MemoryBytes)
+		defer debug.SetMemoryLimit(prev)
 	}
 	stop, release := newStop()
 	defer release()

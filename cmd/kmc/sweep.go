@@ -140,8 +140,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		over.MemoryBytes = defaultMemory()
 	}
 	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-		// The Go runtime's soft limit, a quarter above the engine's budget, as kmc check sets it.
-		prev := debug.SetMemoryLimit(mem + mem/4)
+		// The Go runtime's soft limit is the budget, as kmc check sets it.
+		prev := debug.SetMemoryLimit(mem)
 		defer debug.SetMemoryLimit(prev)
 	}
 	stop, release := newStop()

@@ -97,7 +97,7 @@ func TestSweepNeighbourMarks(t *testing.T) {
 
 func TestSweepJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"sweep", kafka14154, "--check", "buggy", "--vary", "max_epoch=1..3", "--vary", "truncation=leader-epoch,diverging-epoch",
+	code := run([]string{"sweep", kafka14154, "--check", "buggy", "--vary", "max_epoch=1..3", "--vary", "brokers=3,2",
 		"--workers", "1", "--format", "json"}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit code: got %d, want %d\n%s", code, exitOK, stderr.String())
@@ -132,24 +132,24 @@ func TestSweepJSON(t *testing.T) {
 	}
 	var got []string
 	for _, e := range events[:6] {
-		if e.Event != "point" || strings.Join(e.Keys, ",") != "max_epoch,truncation" {
-			t.Errorf("event: got %+v, want a point over max_epoch,truncation", e)
+		if e.Event != "point" || strings.Join(e.Keys, ",") != "max_epoch,brokers" {
+			t.Errorf("event: got %+v, want a point over max_epoch,brokers", e)
 		}
 		got = append(got, jsonString(t, e.Values)+" "+e.Verdict+" "+boolMark(e.Differs))
 	}
 	// Every max_epoch = 1 point differs from its max_epoch = 2 neighbour, and back.
 	want := []string{
-		`[1,"leader-epoch"] ok *`, `[1,"diverging-epoch"] ok *`,
-		`[2,"leader-epoch"] violated *`, `[2,"diverging-epoch"] violated *`,
-		`[3,"leader-epoch"] violated -`, `[3,"diverging-epoch"] violated -`,
+		`[1,3] ok *`, `[1,2] ok *`,
+		`[2,3] violated *`, `[2,2] violated *`,
+		`[3,3] violated -`, `[3,2] violated -`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("points:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// Leader-epoch truncation takes 208 states, diverging-epoch 181: the smallest is the
-	// fourth point, not the first expected one.
+	// Three brokers take 1,561 states, two 181: the smallest is the fourth point, not the
+	// first expected one.
 	s := events[6]
-	if s.Event != "summary" || s.Points != 6 || s.Done != 6 || s.Smallest == nil || jsonString(t, s.Smallest.Values) != `[2,"diverging-epoch"]` || s.Smallest.Distinct != 181 {
+	if s.Event != "summary" || s.Points != 6 || s.Done != 6 || s.Smallest == nil || jsonString(t, s.Smallest.Values) != `[2,2]` || s.Smallest.Distinct != 181 {
 		t.Errorf("summary: got %s", strings.TrimSpace(strings.Split(stdout.String(), "\n")[6]))
 	}
 	if strings.Contains(stdout.String(), "VERDICT") {
@@ -185,7 +185,7 @@ func TestParseVary(t *testing.T) {
 		{"max_epoch=1..3", "[1 2 3]"},
 		{"max_epoch = 2", "[2]"},
 		{"crash=3,0,1", "[3 0 1]"},
-		{"truncation=diverging-epoch,high-watermark", "[2 0]"},
+		{"version=3.9,0.11", "[5 1]"},
 		{"max_epoch=0..3", "max_epoch must be 1..7 (got 0..3)"},
 		{"brokers=6", "brokers must be 2..5 (got 6)"},
 		{"max_epoch=3..1", "empty range 3..1: LO is above HI"},
@@ -195,8 +195,8 @@ func TestParseVary(t *testing.T) {
 		{"max_epoch", "want KEY=LO..HI, KEY=N or KEY=A,B,C"},
 		{"=3", "want KEY=LO..HI, KEY=N or KEY=A,B,C"},
 		{"rms=3", `unknown key "rms": not a constant or fault of kafka`},
-		{"truncation=0..1", "truncation is not an integer: list its values, such as truncation=high-watermark,leader-epoch,diverging-epoch"},
-		{"truncation=sideways", `truncation must be one of high-watermark, leader-epoch, diverging-epoch (got "sideways")`},
+		{"version=0..1", "version is not an integer: list its values, such as version=0.10,0.11,1.1,2.8,3.3,3.9,4.0,4.1"},
+		{"version=sideways", `version must be one of 0.10, 0.11, 1.1, 2.8, 3.3, 3.9, 4.0, 4.1 (got "sideways")`},
 	}
 	for _, tt := range tests {
 		a, err := parseVary(fam, tt.arg)

@@ -1,0 +1,177 @@
+package checker
+
+import "runtime/metrics"
+
+// Memory. A search with a budget (Options.MemoryBytes) stops before a segment whose
+// insertion and commit would take it over: before inserting a segment's candidates the
+// engine adds up what it holds (memBytes: the capacity of every table and queue), what the
+// liveness check will allocate once the search ends, the Go runtime's own overhead as
+// runtime/metrics measures it, and an upper bound on what the segment allocates, counting
+// the old copy of every array that grows as live while it is copied: the fingerprint
+// shards that grow (all of them do within a few segments, each to twice its size), the
+// parent links, the next frontier, the property flags and the liveness graph. The arrays
+// grow only through reserve, by the rule growCap states, so that the bound is the
+// allocation. The budget is then a bound on the live heap; the CLI sets the Go runtime's
+// memory limit to it, so that the garbage (old copies) is collected before the process's
+// resident memory goes much beyond it.
+
+// liveBytesPerState is what the liveness check allocates per state after the search: the
+// graph's flags (2), the checker's per-state arrays (label, bad, compOf, inF, topComp,
+// mark, prev, prevCode: 26), Tarjan's nodes and flags (9), and at worst one entry per
+// state in its stacks, queues and component lists (4 to 12 bytes each, with slack).
+const liveBytesPerState = 80
+
+// growCap is the capacity that a slice of capacity c that must hold need elements grows
+// to: a quarter more, as append grows a large slice, or twice as much when double is set
+// (the liveness graph's edge arrays, while the budget allows: they would be copied too
+// often otherwise).
+func growCap(c, need int, double bool) int {
+	n := c + c/4
+	if double {
+		n = 2 * c
+	}
+	return max(need, n, 1024)
+}
+
+// reserve returns s with room for n more elements: s itself, or a copy of capacity growCap.
+func reserve[T any](s []T, n int, double bool) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), growCap(cap(s), len(s)+n, double))
+	copy(t, s)
+	return t
+}
+
+// growBytes is what reserve allocates for n more elements of width bytes in a slice of
+// length l and capacity c (its old copy is counted in memBytes until it is collected).
+func growBytes(l, c, n int, width int64, double bool) int64 {
+	if l+n <= c {
+		return 0
+	}
+	return width * int64(growCap(c, l+n, double))
+}
+
+// growthBytes is an upper bound on what inserting adds[i] more fingerprints into each shard
+// i (with adds nil: all inserted into every shard, a quicker and looser bound) allocates:
+// the tables that grow (to the size insert grows them to) less the old ones, plus, for as
+// many shards as workers grow at once, the previous copy, live while it is rehashed.
+func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
+	var net, copyMax int64
+	growing := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		n := sh.n + all
+		if adds != nil {
+			n = sh.n + int(adds[i])
+		}
+		size := len(sh.fps)
+		for n*4 > size*3 {
+			size = max(2*size, fpInitSlots)
+		}
+		if size == len(sh.fps) {
+			continue
+		}
+		growing++
+		net += 12 * int64(size-len(sh.fps))
+		copyMax = max(copyMax, 12*int64(size/2))
+	}
+	return net + int64(min(workers, growing))*copyMax
+}
+
+// segmentNeed is an upper bound on what inserting and committing outs into next allocates
+// (every candidate counted as a new state), and on the liveness check's share of the new
+// states. Unless exact is set, it bounds the fingerprint shards' growth without counting
+// the candidates of each.
+func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) int64 {
+	total, arena, edges, cuts := 0, 0, 0, 0
+	for _, o := range outs {
+		total += len(o.cands)
+		arena += len(o.arena)
+		edges += len(o.edges)
+		cuts += len(o.cuts)
+	}
+	var need int64
+	if exact {
+		var perShard [fpShards]int32
+		for _, o := range outs {
+			for i := range o.cands {
+				perShard[shardOf(o.cands[i].fp)]++
+			}
+		}
+		need = e.set.growthBytes(&perShard, 0, e.workers)
+	} else {
+		need = e.set.growthBytes(nil, total, e.workers)
+	}
+	need += growBytes(len(e.parent), cap(e.parent), total, 4, false) + growBytes(len(e.ppos), cap(e.ppos), total, 2, false)
+	need += growBytes(len(next.arena), cap(next.arena), arena, 1, false) + growBytes(len(next.offs), cap(next.offs), total, 8, false)
+	for _, f := range e.flags {
+		need += growBytes(len(f), cap(f), total, 1, false)
+	}
+	if cap(e.candIdx) < total {
+		need += 4 * int64(total)
+	}
+	if e.rec {
+		states := outs[len(outs)-1].hi - outs[0].lo
+		need += 2 * growBytes(len(e.etgt), cap(e.etgt), edges, 4, e.edgeDouble)
+		need += growBytes(len(e.eoff), cap(e.eoff), states, 4, e.edgeDouble)
+		need += 2*growBytes(len(e.cutState), cap(e.cutState), cuts, 4, false) + growBytes(len(e.cutBy), cap(e.cutBy), cuts, 2, false)
+		need += growBytes(len(e.partial), cap(e.partial), states, 4, false) + liveBytesPerState*int64(total)
+	}
+	return need
+}
+
+// usedBytes is what the search holds against its budget: its tables and queues, the
+// liveness check's arrays for the states found so far, and the runtime's overhead.
+func (e *engine[S]) usedBytes() int64 {
+	b := e.memBytes()
+	b += e.overhead(b)
+	if e.rec {
+		b += liveBytesPerState * e.distinct
+	}
+	return b
+}
+
+// overhead is the memory of the Go runtime beyond the engine's tables (own bytes), from
+// runtime/metrics: its metadata, stacks and other non-heap memory, and the live heap
+// objects that are not the engine's (as of the last collection).
+func (e *engine[S]) overhead(own int64) int64 {
+	if e.memSamples == nil {
+		e.memSamples = []metrics.Sample{
+			{Name: "/memory/classes/total:bytes"},
+			{Name: "/memory/classes/heap/released:bytes"},
+			{Name: "/memory/classes/heap/objects:bytes"},
+			{Name: "/memory/classes/heap/free:bytes"},
+			{Name: "/memory/classes/heap/unused:bytes"},
+			{Name: "/gc/heap/live:bytes"},
+		}
+	}
+	metrics.Read(e.memSamples)
+	var v [6]int64
+	for i, s := range e.memSamples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		v[i] = int64(s.Value.Uint64())
+	}
+	nonHeap := v[0] - v[1] - v[2] - v[3] - v[4]
+	return max(nonHeap, 0) + max(v[5]-own, 0)
+}
+
+// fits reports whether the search can insert and commit outs within its budget: by the
+// quick bound far from it, by the exact one near it. Near the budget the edge arrays grow
+// by a quarter instead of doubling.
+func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
+	if e.opts.MemoryBytes <= 0 {
+		return true
+	}
+	used := e.usedBytes()
+	if used+e.segmentNeed(outs, next, false) <= e.opts.MemoryBytes || used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes {
+		return true
+	}
+	if e.rec && e.edgeDouble {
+		e.edgeDouble = false
+		return used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes
+	}
+	return false
+}

@@ -1,0 +1,1080 @@
+package checker
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"time"
+)
+
+// Snapshot is a search stopped between two segments, where it is consistent: everything
+// Check needs to go on with it (Options.Resume) and end with the same counts, depth,
+// verdict and counterexample as a search never stopped, for any number of workers on
+// either side. It holds the fingerprint set, the parent links, the rest of the level being
+// expanded and the part of the next one found so far, the counters, and, when liveness is
+// checked, the recorded graph (edges, action codes, property flags, cut steps, truncated
+// states). It also records the shape of the search (the model's variables and action
+// kinds, fairness, properties, bounds, and the options that shape the search: MaxDepth,
+// Deadlock, Symmetry), which must match where it is resumed.
+//
+// A snapshot handed to Options.Checkpoint is a view of the engine's tables: it is valid
+// only during that call, and WriteTo is all it is for. ReadSnapshot reads one back.
+//
+// The format (integers little-endian): the magic "KMCSNAP\x00" and the format version
+// (uint32), then sections HEAD, SEEN, PRNT, CURR, NEXT, LIVE (only when liveness is
+// checked) and END_, each a 4-byte tag, its payload length (uint64), the payload, and
+// the CRC-32C (Castagnoli) of tag, length and payload.
+//
+// Invariants of a snapshot read back, checked by valid:
+//  1. Depth >= 1 and Expanded <= Distinct; the rest of the level holds states [Expanded,
+//     e) and the next level states [e, Distinct).
+//  2. The fingerprint set holds at least Distinct fingerprints, each in its own shard,
+//     each value a state below Distinct or pending (a state dropped at the depth bound).
+//  3. There is one parent link per state, to an earlier state or to none.
+//  4. A violation carried over is an action property's, at a state below Distinct.
+//  5. With liveness: edges are recorded for the Expanded states, to states below Distinct,
+//     with action codes of the table; each property has a flag per state; truncated states
+//     and cut steps are sorted and of expanded states, cut by a bound of the shape.
+type Snapshot struct {
+	// What the search had done, for the caller's records: the BFS level being expanded
+	// (initial states: 1), the states generated and distinct so far, the states expanded
+	// (every state below that index), the states left on the queue, and the wall-clock
+	// time spent on the search so far.
+	Depth     int
+	Generated int64
+	Distinct  int64
+	Expanded  int64
+	Queue     int64
+	Elapsed   time.Duration
+
+	shape      snapShape
+	queueExtra int64
+	best       violation
+	someHit    []bool
+
+	set         *fpSet
+	parent      []uint32
+	ppos        []uint16
+	cur         *frontier // its states from curLo on are the rest of the level
+	curLo       int
+	next        *frontier
+	rec         bool
+	eoff        []uint32
+	etgt, ecode []uint32
+	codes       []uint64
+	flags       [][]byte
+	partial     []uint32
+	cutState    []uint32
+	cutCode     []uint32
+	cutBy       []uint16
+	view        bool // a view of an engine's tables, for Options.Checkpoint
+	done        bool // a view whose Checkpoint call returned
+	used        bool // taken over by a Check
+}
+
+// snapShape is what a snapshot's search was: it must be what Check is asked to resume.
+type snapShape struct {
+	vars, kinds []string
+	fair        []Fairness // per kind, after overrides
+	props       []string   // "kind name" per property, in order
+	bounds      []string   // the model's bounds when it cuts steps in this search, else nil
+	maxDepth    int
+	deadlock    bool
+	symmetry    bool
+}
+
+const (
+	snapMagic   = "KMCSNAP\x00"
+	snapVersion = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// shape is the shape of e's search.
+func (e *engine[S]) shape() snapShape {
+	sh := snapShape{vars: e.m.Vars(), kinds: e.m.ActionKinds(), fair: e.kfair, maxDepth: e.opts.MaxDepth,
+		deadlock: e.opts.Deadlock, symmetry: e.sym != nil}
+	for _, p := range e.props {
+		sh.props = append(sh.props, string(p.Kind)+" "+p.Name)
+	}
+	if e.bnd != nil {
+		sh.bounds = e.bnd.Bounds()
+		if sh.bounds == nil {
+			sh.bounds = []string{}
+		}
+	}
+	return sh
+}
+
+// diff names the first way in which sh (the snapshot's) differs from o (the search's).
+func (sh snapShape) diff(o snapShape) string {
+	list := func(what string, a, b []string) string {
+		for i := 0; i < len(a) || i < len(b); i++ {
+			switch {
+			case i >= len(a):
+				return what + " " + itoa(i+1) + ": the snapshot has none, the search has " + b[i]
+			case i >= len(b):
+				return what + " " + itoa(i+1) + ": the snapshot has " + a[i] + ", the search has none"
+			case a[i] != b[i]:
+				return what + " " + itoa(i+1) + ": the snapshot has " + a[i] + ", the search has " + b[i]
+			}
+		}
+		return ""
+	}
+	if d := list("variable", sh.vars, o.vars); d != "" {
+		return d
+	}
+	if d := list("action kind", sh.kinds, o.kinds); d != "" {
+		return d
+	}
+	for i := range sh.fair {
+		if i < len(o.fair) && sh.fair[i] != o.fair[i] {
+			return "fairness of " + sh.kinds[i] + ": the snapshot has " + sh.fair[i].String() + ", the search has " + o.fair[i].String()
+		}
+	}
+	if d := list("property", sh.props, o.props); d != "" {
+		return d
+	}
+	if (sh.bounds == nil) != (o.bounds == nil) {
+		return "cut steps: the snapshot's search recorded them: " + yesNo(sh.bounds != nil) + ", this one would: " + yesNo(o.bounds != nil)
+	}
+	if d := list("bound", sh.bounds, o.bounds); d != "" {
+		return d
+	}
+	switch {
+	case sh.maxDepth != o.maxDepth:
+		return "max depth: the snapshot has " + itoa(sh.maxDepth) + ", the search has " + itoa(o.maxDepth)
+	case sh.deadlock != o.deadlock:
+		return "deadlock: the snapshot has " + yesNo(sh.deadlock) + ", the search has " + yesNo(o.deadlock)
+	case sh.symmetry != o.symmetry:
+		return "symmetry: the snapshot has " + yesNo(sh.symmetry) + ", the search has " + yesNo(o.symmetry)
+	}
+	return ""
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// snapshot is a view of e's search at the start of segment lo of cur.
+func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos) *Snapshot {
+	expanded := int64(cur.base) + int64(lo)
+	s := &Snapshot{
+		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
+		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
+		shape: e.shape(), queueExtra: p.queueExtra, best: p.best,
+		set: &e.set, parent: e.parent, ppos: e.ppos, cur: cur, curLo: lo, next: next,
+		rec: e.rec, view: true,
+	}
+	for i := range e.someHit {
+		s.someHit = append(s.someHit, e.someHit[i].Load())
+	}
+	if e.rec {
+		s.eoff, s.etgt, s.ecode, s.codes = e.eoff, e.etgt, e.ecode, e.codes.codes
+		s.flags, s.partial = e.flags, e.partial
+		s.cutState, s.cutCode, s.cutBy = e.cutState, e.cutCode, e.cutBy
+	}
+	return s
+}
+
+// Size is the number of bytes WriteTo writes.
+func (s *Snapshot) Size() int64 {
+	n := int64(len(snapMagic) + 4)
+	for _, sec := range s.sections() {
+		n += 16 + sec.n
+	}
+	return n
+}
+
+type snapSection struct {
+	tag   string
+	n     int64
+	write func(o *snapOut)
+}
+
+func (s *Snapshot) sections() []snapSection {
+	head := s.head()
+	secs := []snapSection{
+		{"HEAD", int64(len(head)), func(o *snapOut) { o.bytes(head) }},
+		{"SEEN", s.seenSize(), s.writeSeen},
+		{"PRNT", 8 + 6*int64(len(s.parent)), func(o *snapOut) {
+			o.u64(uint64(len(s.parent)))
+			o.u32s(s.parent)
+			o.u16s(s.ppos)
+		}},
+		{"CURR", frontierSize(s.cur, s.curLo), func(o *snapOut) { writeFrontier(o, s.cur, s.curLo) }},
+		{"NEXT", frontierSize(s.next, 0), func(o *snapOut) { writeFrontier(o, s.next, 0) }},
+	}
+	if s.rec {
+		secs = append(secs, snapSection{"LIVE", s.liveSize(), s.writeLive})
+	}
+	return append(secs, snapSection{"END_", 0, func(*snapOut) {}})
+}
+
+// head is the HEAD section: the counters, the smallest violation so far, the shape.
+func (s *Snapshot) head() []byte {
+	var b []byte
+	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
+	boolean := func(v bool) {
+		if v {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	strs := func(list []string) {
+		u64(uint64(len(list)))
+		for _, x := range list {
+			u64(uint64(len(x)))
+			b = append(b, x...)
+		}
+	}
+	u64(uint64(s.Depth))
+	u64(uint64(s.Generated))
+	u64(uint64(s.Distinct))
+	u64(uint64(s.Expanded))
+	u64(uint64(s.queueExtra))
+	u64(uint64(s.Elapsed))
+	boolean(s.best.found)
+	boolean(s.best.step)
+	u64(uint64(s.best.idx))
+	u64(uint64(s.best.pos))
+	u64(uint64(int64(s.best.prop)))
+	sh := &s.shape
+	strs(sh.vars)
+	strs(sh.kinds)
+	u64(uint64(len(sh.fair)))
+	for _, f := range sh.fair {
+		b = append(b, byte(f))
+	}
+	strs(sh.props)
+	boolean(sh.bounds != nil)
+	strs(sh.bounds)
+	u64(uint64(sh.maxDepth))
+	boolean(sh.deadlock)
+	boolean(sh.symmetry)
+	boolean(s.rec)
+	u64(uint64(len(s.someHit)))
+	for _, h := range s.someHit {
+		boolean(h)
+	}
+	return b
+}
+
+func (s *Snapshot) seenSize() int64 {
+	n := int64(8)
+	for i := range s.set.shards {
+		n += 16 + 12*int64(len(s.set.shards[i].fps))
+	}
+	return n
+}
+
+func (s *Snapshot) writeSeen(o *snapOut) {
+	o.u64(fpShards)
+	for i := range s.set.shards {
+		sh := &s.set.shards[i]
+		o.u64(uint64(sh.n))
+		o.u64(uint64(len(sh.fps)))
+		o.u64s(sh.fps)
+		o.u32s(sh.vals)
+	}
+}
+
+func frontierSize(f *frontier, lo int) int64 {
+	n := int64(f.n() - lo)
+	return 8 + 8 + 8*(n+1) + int64(f.offs[f.n()]-f.offs[lo])
+}
+
+// writeFrontier writes f's states from lo on, as a frontier of their own.
+func writeFrontier(o *snapOut, f *frontier, lo int) {
+	o.u64(uint64(f.base) + uint64(lo))
+	o.u64(uint64(f.n() - lo))
+	start := f.offs[lo]
+	for k := lo; k <= f.n(); k++ {
+		o.u64(f.offs[k] - start)
+	}
+	o.bytes(f.arena[start:f.offs[f.n()]])
+}
+
+func (s *Snapshot) liveSize() int64 {
+	n := 8 + 4*int64(len(s.eoff)) + 8 + 8*int64(len(s.etgt)) + 8 + 8*int64(len(s.codes))
+	n += 8
+	for _, f := range s.flags {
+		n += 8 + int64(len(f))
+	}
+	n += 8 + 4*int64(len(s.partial)) + 8 + 10*int64(len(s.cutState))
+	return n
+}
+
+func (s *Snapshot) writeLive(o *snapOut) {
+	o.u64(uint64(len(s.eoff)))
+	o.u32s(s.eoff)
+	o.u64(uint64(len(s.etgt)))
+	o.u32s(s.etgt)
+	o.u32s(s.ecode)
+	o.u64(uint64(len(s.codes)))
+	o.u64s(s.codes)
+	o.u64(uint64(len(s.flags)))
+	for _, f := range s.flags {
+		o.u64(uint64(len(f)))
+		o.bytes(f)
+	}
+	o.u64(uint64(len(s.partial)))
+	o.u32s(s.partial)
+	o.u64(uint64(len(s.cutState)))
+	o.u32s(s.cutState)
+	o.u32s(s.cutCode)
+	o.u16s(s.cutBy)
+}
+
+// WriteTo writes the snapshot to w (see Snapshot for the format) and returns the number
+// of bytes written. A snapshot from Options.Checkpoint can be written only during that call.
+func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
+	if s.done {
+		return 0, errors.New("snapshot: written after its Checkpoint call returned")
+	}
+	o := &snapOut{w: w, buf: make([]byte, 0, 1<<20)}
+	o.raw([]byte(snapMagic))
+	o.raw(binary.LittleEndian.AppendUint32(nil, snapVersion))
+	for _, sec := range s.sections() {
+		o.begin(sec.tag, sec.n)
+		sec.write(o)
+		o.end()
+	}
+	o.flush()
+	return o.n, o.err
+}
+
+// snapOut writes a snapshot through a buffer, keeping the CRC of the current section.
+type snapOut struct {
+	w    io.Writer
+	buf  []byte
+	n    int64 // bytes written to w
+	crc  uint32
+	left int64 // payload bytes the current section still expects
+	err  error
+}
+
+func (o *snapOut) flush() {
+	if o.err == nil && len(o.buf) > 0 {
+		var k int
+		k, o.err = o.w.Write(o.buf)
+		o.n += int64(k)
+		if o.err == nil && k < len(o.buf) {
+			o.err = io.ErrShortWrite
+		}
+	}
+	o.buf = o.buf[:0]
+}
+
+// raw appends b to the output and to the section's CRC.
+func (o *snapOut) raw(b []byte) {
+	o.crc = crc32.Update(o.crc, castagnoli, b)
+	o.left -= int64(len(b))
+	for len(b) > 0 {
+		if len(o.buf) == cap(o.buf) {
+			o.flush()
+		}
+		k := min(len(b), cap(o.buf)-len(o.buf))
+		o.buf = append(o.buf, b[:k]...)
+		b = b[k:]
+	}
+}
+
+func (o *snapOut) begin(tag string, n int64) {
+	o.crc = 0
+	var h [12]byte
+	copy(h[:4], tag)
+	binary.LittleEndian.PutUint64(h[4:], uint64(n))
+	o.raw(h[:])
+	o.left = n
+}
+
+func (o *snapOut) end() {
+	if o.left != 0 {
+		panic("checker: snapshot: a section's size is off by " + itoa(int(-o.left)))
+	}
+	crc := o.crc
+	o.raw(binary.LittleEndian.AppendUint32(nil, crc))
+}
+
+// room makes space for n more bytes in the buffer (n is at most its capacity).
+func (o *snapOut) room(n int) {
+	if cap(o.buf)-len(o.buf) < n {
+		o.flush()
+	}
+}
+
+// put appends b, which the caller encoded into the buffer's spare room, to the CRC.
+func (o *snapOut) put(start int) {
+	b := o.buf[start:]
+	o.crc = crc32.Update(o.crc, castagnoli, b)
+	o.left -= int64(len(b))
+}
+
+func (o *snapOut) u64(v uint64) {
+	o.room(8)
+	start := len(o.buf)
+	o.buf = binary.LittleEndian.AppendUint64(o.buf, v)
+	o.put(start)
+}
+
+func (o *snapOut) bytes(b []byte) { o.raw(b) }
+
+func (o *snapOut) u64s(s []uint64) {
+	for len(s) > 0 {
+		o.room(8)
+		start := len(o.buf)
+		k := min(len(s), (cap(o.buf)-len(o.buf))/8)
+		for _, v := range s[:k] {
+			o.buf = binary.LittleEndian.AppendUint64(o.buf, v)
+		}
+		o.put(start)
+		s = s[k:]
+	}
+}
+
+func (o *snapOut) u32s(s []uint32) {
+	for len(s) > 0 {
+		o.room(4)
+		start := len(o.buf)
+		k := min(len(s), (cap(o.buf)-len(o.buf))/4)
+		for _, v := range s[:k] {
+			o.buf = binary.LittleEndian.AppendUint32(o.buf, v)
+		}
+		o.put(start)
+		s = s[k:]
+	}
+}
+
+func (o *snapOut) u16s(s []uint16) {
+	for len(s) > 0 {
+		o.room(2)
+		start := len(o.buf)
+		k := min(len(s), (cap(o.buf)-len(o.buf))/2)
+		for _, v := range s[:k] {
+			o.buf = binary.LittleEndian.AppendUint16(o.buf, v)
+		}
+		o.put(start)
+		s = s[k:]
+	}
+}
+
+// ReadSnapshot reads a snapshot written by WriteTo from r, which holds size bytes. It
+// checks the format, every section's CRC-32C and the snapshot's own consistency (indices
+// within range, frontiers and tables of the sizes the counters say), and allocates nothing
+// that the size of the input does not account for; whether the snapshot fits a model is
+// checked by Check.
+func ReadSnapshot(r io.Reader, size int64) (*Snapshot, error) {
+	in := &snapIn{r: r, size: size, buf: make([]byte, max(16, min(1<<16, size)))}
+	s, err := in.snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return s, nil
+}
+
+// snapIn reads a snapshot, keeping the CRC of the current section.
+type snapIn struct {
+	r    io.Reader
+	size int64 // input bytes left
+	left int64 // payload bytes left in the current section
+	crc  uint32
+	buf  []byte
+	sec  string
+}
+
+var errShort = errors.New("unexpected end of the data")
+
+// read returns the next n bytes (n <= len(in.buf)), valid until the next read.
+func (in *snapIn) read(n int) ([]byte, error) {
+	if int64(n) > in.size {
+		return nil, errShort
+	}
+	b := in.buf[:n]
+	if _, err := io.ReadFull(in.r, b); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errShort
+		}
+		return nil, err
+	}
+	in.size -= int64(n)
+	in.crc = crc32.Update(in.crc, castagnoli, b)
+	return b, nil
+}
+
+// take reads n payload bytes of the current section.
+func (in *snapIn) take(n int) ([]byte, error) {
+	if int64(n) > in.left {
+		return nil, errors.New("section " + in.sec + ": its data runs past its length")
+	}
+	b, err := in.read(n)
+	if err == nil {
+		in.left -= int64(n)
+	}
+	return b, err
+}
+
+func (in *snapIn) u64() (uint64, error) {
+	b, err := in.take(8)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// count reads a count of items of width bytes each and checks that they fit in the section.
+func (in *snapIn) count(what string, width int64) (int, error) {
+	v, err := in.u64()
+	if err != nil {
+		return 0, err
+	}
+	if v > uint64(in.left)/uint64(width) {
+		return 0, fmt.Errorf("section %s: %s: %d items do not fit in its %d bytes left", in.sec, what, v, in.left)
+	}
+	return int(v), nil
+}
+
+func (in *snapIn) u64s(n int) ([]uint64, error) {
+	s := make([]uint64, n)
+	for i := 0; i < n; {
+		k := min(n-i, len(in.buf)/8)
+		b, err := in.take(8 * k)
+		if err != nil {
+			return nil, err
+		}
+		for j := range k {
+			s[i+j] = binary.LittleEndian.Uint64(b[8*j:])
+		}
+		i += k
+	}
+	return s, nil
+}
+
+func (in *snapIn) u32s(n int) ([]uint32, error) {
+	s := make([]uint32, n)
+	for i := 0; i < n; {
+		k := min(n-i, len(in.buf)/4)
+		b, err := in.take(4 * k)
+		if err != nil {
+			return nil, err
+		}
+		for j := range k {
+			s[i+j] = binary.LittleEndian.Uint32(b[4*j:])
+		}
+		i += k
+	}
+	return s, nil
+}
+
+func (in *snapIn) u16s(n int) ([]uint16, error) {
+	s := make([]uint16, n)
+	for i := 0; i < n; {
+		k := min(n-i, len(in.buf)/2)
+		b, err := in.take(2 * k)
+		if err != nil {
+			return nil, err
+		}
+		for j := range k {
+			s[i+j] = binary.LittleEndian.Uint16(b[2*j:])
+		}
+		i += k
+	}
+	return s, nil
+}
+
+func (in *snapIn) bytes(n int) ([]byte, error) {
+	s := make([]byte, n)
+	for i := 0; i < n; {
+		k := min(n-i, len(in.buf))
+		b, err := in.take(k)
+		if err != nil {
+			return nil, err
+		}
+		copy(s[i:], b)
+		i += k
+	}
+	return s, nil
+}
+
+// begin reads a section header and checks that it is the one expected.
+func (in *snapIn) begin(tag string) error {
+	in.crc = 0
+	in.sec = tag
+	b, err := in.read(12)
+	if err != nil {
+		return fmt.Errorf("section %s: header: %w", tag, err)
+	}
+	if got := string(b[:4]); got != tag {
+		return fmt.Errorf("section %s: found %q in its place", tag, got)
+	}
+	n := binary.LittleEndian.Uint64(b[4:])
+	if n > uint64(in.size) || uint64(in.size)-n < 4 {
+		return fmt.Errorf("section %s: its length %d runs past the end of the data (%d bytes left)", tag, n, in.size)
+	}
+	in.left = int64(n)
+	return nil
+}
+
+// end checks that the section was read in full and that its CRC matches.
+func (in *snapIn) end() error {
+	if in.left != 0 {
+		return fmt.Errorf("section %s: %d bytes of its length were not used", in.sec, in.left)
+	}
+	want := in.crc
+	b, err := in.read(4)
+	if err != nil {
+		return fmt.Errorf("section %s: checksum: %w", in.sec, err)
+	}
+	if got := binary.LittleEndian.Uint32(b); got != want {
+		return fmt.Errorf("section %s: checksum mismatch (stored %08x, computed %08x)", in.sec, got, want)
+	}
+	return nil
+}
+
+func (in *snapIn) snapshot() (*Snapshot, error) {
+	b, err := in.read(len(snapMagic) + 4)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if string(b[:len(snapMagic)]) != snapMagic {
+		return nil, errors.New("not a kmc snapshot (bad magic number)")
+	}
+	if v := binary.LittleEndian.Uint32(b[len(snapMagic):]); v != snapVersion {
+		return nil, fmt.Errorf("format version %d, this kmc reads version %d", v, snapVersion)
+	}
+	s := &Snapshot{set: &fpSet{}, cur: &frontier{}, next: &frontier{}}
+	steps := []struct {
+		tag  string
+		read func(*Snapshot) error
+	}{
+		{"HEAD", in.readHead},
+		{"SEEN", in.readSeen},
+		{"PRNT", in.readParents},
+		{"CURR", func(s *Snapshot) error { return in.readFrontier(s.cur) }},
+		{"NEXT", func(s *Snapshot) error { return in.readFrontier(s.next) }},
+		{"LIVE", in.readLive},
+		{"END_", func(*Snapshot) error { return nil }},
+	}
+	for _, st := range steps {
+		if st.tag == "LIVE" && !s.rec {
+			continue
+		}
+		if err := in.begin(st.tag); err != nil {
+			return nil, err
+		}
+		if err := st.read(s); err != nil {
+			if errors.Is(err, errShort) {
+				return nil, fmt.Errorf("section %s: %w", st.tag, err)
+			}
+			return nil, err
+		}
+		if err := in.end(); err != nil {
+			return nil, err
+		}
+	}
+	if in.size != 0 {
+		return nil, fmt.Errorf("%d bytes after the last section", in.size)
+	}
+	if err := s.valid(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (in *snapIn) readHead(s *Snapshot) error {
+	var err error
+	u64 := func() uint64 {
+		var v uint64
+		if err == nil {
+			v, err = in.u64()
+		}
+		return v
+	}
+	boolean := func() bool {
+		if err != nil {
+			return false
+		}
+		var b []byte
+		b, err = in.take(1)
+		if err == nil && b[0] > 1 {
+			err = errors.New("section HEAD: a flag is neither 0 nor 1")
+		}
+		return err == nil && b[0] == 1
+	}
+	strs := func(what string) []string {
+		if err != nil {
+			return nil
+		}
+		var n int
+		if n, err = in.count(what, 8); err != nil {
+			return nil
+		}
+		list := make([]string, 0, n)
+		for range n {
+			var k int
+			if k, err = in.count(what, 1); err != nil {
+				return nil
+			}
+			var b []byte
+			if b, err = in.bytes(k); err != nil {
+				return nil
+			}
+			list = append(list, string(b))
+		}
+		return list
+	}
+	small := func(v uint64, what string, limit uint64) uint64 {
+		if err == nil && v > limit {
+			err = fmt.Errorf("section HEAD: %s %d is out of range", what, v)
+		}
+		return v
+	}
+	s.Depth = int(small(u64(), "depth", maxState))
+	s.Generated = int64(small(u64(), "states generated", 1<<62))
+	s.Distinct = int64(small(u64(), "distinct states", maxState))
+	s.Expanded = int64(small(u64(), "states expanded", maxState))
+	s.queueExtra = int64(small(u64(), "states truncated at the depth bound", 1<<62))
+	s.Elapsed = time.Duration(small(u64(), "elapsed time", 1<<62))
+	s.best.found = boolean()
+	s.best.step = boolean()
+	s.best.idx = uint32(small(u64(), "violation state", maxState))
+	s.best.pos = uint16(small(u64(), "violation position", 1<<16-1))
+	prop := int64(u64())
+	if err == nil && (prop < -1 || prop > 1<<20) {
+		err = fmt.Errorf("section HEAD: violated property %d is out of range", prop)
+	}
+	s.best.prop = int(prop)
+	sh := &s.shape
+	sh.vars = strs("variables")
+	sh.kinds = strs("action kinds")
+	if err == nil {
+		var n int
+		if n, err = in.count("fairness", 1); err == nil {
+			var b []byte
+			if b, err = in.bytes(n); err == nil {
+				for _, f := range b {
+					if f > byte(Strong) {
+						err = fmt.Errorf("section HEAD: fairness %d is out of range", f)
+					}
+					sh.fair = append(sh.fair, Fairness(f))
+				}
+			}
+		}
+	}
+	sh.props = strs("properties")
+	hasBounds := boolean()
+	sh.bounds = strs("bounds")
+	if hasBounds && sh.bounds == nil && err == nil {
+		sh.bounds = []string{}
+	}
+	if !hasBounds && len(sh.bounds) > 0 && err == nil {
+		err = errors.New("section HEAD: bounds listed for a search without cut steps")
+	}
+	if !hasBounds {
+		sh.bounds = nil
+	}
+	sh.maxDepth = int(small(u64(), "max depth", maxState))
+	sh.deadlock = boolean()
+	sh.symmetry = boolean()
+	s.rec = boolean()
+	if err == nil {
+		var n int
+		if n, err = in.count("sometimes properties", 1); err == nil {
+			for range n {
+				s.someHit = append(s.someHit, boolean())
+			}
+		}
+	}
+	if err == nil && len(sh.fair) != len(sh.kinds) {
+		err = fmt.Errorf("section HEAD: %d fairness levels for %d action kinds", len(sh.fair), len(sh.kinds))
+	}
+	s.Queue = s.Distinct - s.Expanded + s.queueExtra
+	return err
+}
+
+func (in *snapIn) readSeen(s *Snapshot) error {
+	n, err := in.u64()
+	if err != nil {
+		return err
+	}
+	if n != fpShards {
+		return fmt.Errorf("section SEEN: %d shards, want %d", n, fpShards)
+	}
+	for i := range s.set.shards {
+		sh := &s.set.shards[i]
+		stored, err := in.u64()
+		if err != nil {
+			return err
+		}
+		size, err := in.count("shard "+itoa(i), 12)
+		if err != nil {
+			return err
+		}
+		if size != 0 && (size < fpInitSlots || size&(size-1) != 0) {
+			return fmt.Errorf("section SEEN: shard %d: size %d is not a power of two of at least %d", i, size, fpInitSlots)
+		}
+		if stored >= uint64(size)*3/4+1 && stored > 0 {
+			return fmt.Errorf("section SEEN: shard %d: %d fingerprints in %d slots", i, stored, size)
+		}
+		if sh.fps, err = in.u64s(size); err != nil {
+			return err
+		}
+		if sh.vals, err = in.u32s(size); err != nil {
+			return err
+		}
+		sh.n = int(stored)
+		if size > 0 {
+			sh.mask = uint64(size - 1)
+		}
+		used := 0
+		for j, f := range sh.fps {
+			if f == 0 {
+				continue
+			}
+			used++
+			if shardOf(f) != i {
+				return fmt.Errorf("section SEEN: shard %d: slot %d holds a fingerprint of shard %d", i, j, shardOf(f))
+			}
+			if v := sh.vals[j]; v&pendBit == 0 && int64(v) >= s.Distinct {
+				return fmt.Errorf("section SEEN: shard %d: slot %d: state %d beyond the %d distinct states", i, j, v, s.Distinct)
+			}
+		}
+		if used != sh.n {
+			return fmt.Errorf("section SEEN: shard %d: %d fingerprints stored, %d counted", i, used, sh.n)
+		}
+	}
+	return nil
+}
+
+func (in *snapIn) readParents(s *Snapshot) error {
+	n, err := in.count("parent links", 6)
+	if err != nil {
+		return err
+	}
+	if int64(n) != s.Distinct {
+		return fmt.Errorf("section PRNT: %d parent links for %d distinct states", n, s.Distinct)
+	}
+	if s.parent, err = in.u32s(n); err != nil {
+		return err
+	}
+	if s.ppos, err = in.u16s(n); err != nil {
+		return err
+	}
+	for i, p := range s.parent {
+		if p != noIndex && p >= uint32(i) {
+			return fmt.Errorf("section PRNT: state %d has parent %d, not an earlier state", i, p)
+		}
+	}
+	return nil
+}
+
+func (in *snapIn) readFrontier(f *frontier) error {
+	base, err := in.u64()
+	if err != nil {
+		return err
+	}
+	if base > maxState {
+		return fmt.Errorf("section %s: base %d is out of range", in.sec, base)
+	}
+	n, err := in.count("states", 8)
+	if err != nil {
+		return err
+	}
+	if f.offs, err = in.u64s(n + 1); err != nil {
+		return err
+	}
+	if f.offs[0] != 0 {
+		return fmt.Errorf("section %s: the first state starts at %d", in.sec, f.offs[0])
+	}
+	for k := 1; k <= n; k++ {
+		if f.offs[k] < f.offs[k-1] {
+			return fmt.Errorf("section %s: state %d ends before it starts", in.sec, k-1)
+		}
+	}
+	if f.offs[n] > uint64(in.left) {
+		return fmt.Errorf("section %s: its states need %d bytes, %d are left", in.sec, f.offs[n], in.left)
+	}
+	f.base = uint32(base)
+	f.arena, err = in.bytes(int(f.offs[n]))
+	return err
+}
+
+func (in *snapIn) readLive(s *Snapshot) error {
+	var err error
+	count := func(what string, width int64) int {
+		var n int
+		if err == nil {
+			n, err = in.count(what, width)
+		}
+		return n
+	}
+	u32s := func(n int) []uint32 {
+		var v []uint32
+		if err == nil {
+			v, err = in.u32s(n)
+		}
+		return v
+	}
+	s.eoff = u32s(count("edge offsets", 4))
+	ne := count("edges", 8)
+	s.etgt = u32s(ne)
+	s.ecode = u32s(ne)
+	if n := count("action codes", 8); err == nil {
+		s.codes, err = in.u64s(n)
+	}
+	np := count("property flags", 8)
+	for range np {
+		n := count("property flags", 1)
+		if err == nil {
+			var f []byte
+			f, err = in.bytes(n)
+			s.flags = append(s.flags, f)
+		}
+	}
+	s.partial = u32s(count("truncated states", 4))
+	nc := count("cut steps", 10)
+	s.cutState = u32s(nc)
+	s.cutCode = u32s(nc)
+	if err == nil {
+		s.cutBy, err = in.u16s(nc)
+	}
+	return err
+}
+
+// valid checks the snapshot's consistency (read back: its counters, frontiers and tables
+// agree), so that the engine can take it over without checking every index it reads.
+func (s *Snapshot) valid() error {
+	bad := func(format string, args ...any) error { return fmt.Errorf("inconsistent: "+format, args...) }
+	cur, next := s.cur, s.next
+	switch {
+	case s.Depth < 1:
+		return bad("depth %d", s.Depth)
+	case s.Expanded > s.Distinct:
+		return bad("%d states expanded of %d", s.Expanded, s.Distinct)
+	case int64(cur.base) != s.Expanded:
+		return bad("the level's rest starts at state %d, %d were expanded", cur.base, s.Expanded)
+	case int64(next.base) != int64(cur.base)+int64(cur.n()):
+		return bad("the next level starts at state %d, the current one ends at %d", next.base, int64(cur.base)+int64(cur.n()))
+	case int64(next.base)+int64(next.n()) != s.Distinct:
+		return bad("the next level ends at state %d, %d are distinct", int64(next.base)+int64(next.n()), s.Distinct)
+	case s.best.found && int64(s.best.idx) >= s.Distinct:
+		return bad("violation at state %d of %d", s.best.idx, s.Distinct)
+	case s.best.found && !s.best.step:
+		return bad("a state violation ends a search: it cannot be resumed")
+	case s.best.found && s.best.prop >= len(s.shape.props):
+		return bad("violated property %d of %d", s.best.prop, len(s.shape.props))
+	}
+	n := 0
+	for i := range s.set.shards {
+		n += s.set.shards[i].n
+	}
+	if int64(n) < s.Distinct {
+		return bad("%d fingerprints for %d distinct states", n, s.Distinct)
+	}
+	if !s.rec {
+		return nil
+	}
+	switch {
+	case int64(len(s.eoff)) != s.Expanded:
+		return bad("edges recorded for %d states, %d were expanded", len(s.eoff), s.Expanded)
+	case len(s.codes) >= 1<<32-1:
+		return bad("%d action codes", len(s.codes))
+	}
+	prev := uint32(0)
+	for v, o := range s.eoff {
+		if o < prev || int(o) > len(s.etgt) {
+			return bad("state %d's edges end at %d", v, o)
+		}
+		prev = o
+	}
+	for i, t := range s.etgt {
+		if int64(t) >= s.Distinct {
+			return bad("edge %d goes to state %d of %d", i, t, s.Distinct)
+		}
+		if int(s.ecode[i]) >= len(s.codes) {
+			return bad("edge %d has action code %d of %d", i, s.ecode[i], len(s.codes))
+		}
+	}
+	for j, f := range s.flags {
+		if int64(len(f)) != s.Distinct {
+			return bad("property %d has flags for %d states of %d", j, len(f), s.Distinct)
+		}
+	}
+	for i, v := range s.partial {
+		if int64(v) >= s.Expanded || (i > 0 && v <= s.partial[i-1]) {
+			return bad("truncated state %d is out of order or not expanded", v)
+		}
+	}
+	for i, v := range s.cutState {
+		if int64(v) >= s.Expanded || (i > 0 && v < s.cutState[i-1]) {
+			return bad("cut step %d is of state %d, out of order or not expanded", i, v)
+		}
+		if int(s.cutCode[i]) >= len(s.codes) || s.shape.bounds == nil || int(s.cutBy[i]) >= len(s.shape.bounds) {
+			return bad("cut step %d has action code %d of %d, bound %d", i, s.cutCode[i], len(s.codes), s.cutBy[i])
+		}
+	}
+	return nil
+}
+
+// release drops the snapshot's tables, which an engine has taken over: the snapshot must
+// not keep their first copies alive once the engine grows them.
+func (s *Snapshot) release() {
+	s.set, s.parent, s.ppos, s.cur, s.next = nil, nil, nil, nil, nil
+	s.eoff, s.etgt, s.ecode, s.codes, s.flags = nil, nil, nil, nil, nil
+	s.partial, s.cutState, s.cutCode, s.cutBy = nil, nil, nil, nil
+}
+
+// restore takes snapshot s over: e's tables become its tables, cur and next its frontiers,
+// p its position. It returns why s cannot be resumed by this search, or "".
+func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) string {
+	switch {
+	case s.view:
+		return "the snapshot is a view of a search under way; write it and read it back"
+	case s.used:
+		return "the snapshot was resumed already; read it again"
+	}
+	if d := s.shape.diff(e.shape()); d != "" {
+		return "the snapshot is of another search: " + d
+	}
+	if len(s.someHit) != len(e.some) || s.rec != e.rec || len(s.flags) != len(e.live) {
+		return "the snapshot is of another search: its properties differ"
+	}
+	s.used = true
+	e.set = *s.set
+	e.parent, e.ppos = s.parent, s.ppos
+	*cur, *next = *s.cur, *s.next
+	e.generated, e.distinct = s.Generated, s.Distinct
+	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
+	for i, h := range s.someHit {
+		e.someHit[i].Store(h)
+	}
+	if e.rec {
+		e.eoff, e.etgt, e.ecode = s.eoff, s.etgt, s.ecode
+		e.flags, e.partial = s.flags, s.partial
+		e.cutState, e.cutCode, e.cutBy = s.cutState, s.cutCode, s.cutBy
+		for i, c := range s.codes {
+			if e.codes.id(c) != uint32(i) {
+				return "the snapshot's action code table lists " + e.m.ActionName(c) + " twice"
+			}
+		}
+	}
+	e.start = e.start.Add(-s.Elapsed)
+	s.release()
+	// The initial states must be stored, with no parent: a check that the snapshot's
+	// fingerprints are this model's.
+	var enc []byte
+	for i := range e.inits {
+		v, _, b := e.lookupState(e.inits[i], enc)
+		enc = b
+		if v == noIndex || e.parent[v] != noIndex {
+			return "initial state " + itoa(i+1) + " of the model is not an initial state of the snapshot: it is of another model or configuration"
+		}
+	}
+	return ""
+}
