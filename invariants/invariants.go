@@ -139,8 +139,8 @@ func logMatching(m *model.Model, s *model.State) bool {
 			n := min(a.LEO, b.LEO)
 			// The last offset where the epochs agree must have an equal prefix.
 			for o := int(n) - 1; o >= 0; o-- {
-				if a.Log[o].Epoch != b.Log[o].Epoch {
-					continue
+				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == model.NoEpoch {
+					continue // a hole (epoch 0) is no batch
 				}
 				for p := 0; p <= o; p++ {
 					if a.Log[p] != b.Log[p] {

@@ -7,6 +7,14 @@ func TestNextAllocatesNothing(t *testing.T) {
 	c := DefaultConfig()
 	c.MaxRecords, c.MaxEpoch, c.MaxFetchRecords, c.LeaderChange = 4, 2, 2, 1
 	c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss = 1, 1, 1, 1
+	bytes := c // reads by position, and the send-side fix's post-pass (bytes.go)
+	bytes.RecordSizes, bytes.Fix18723SendSide, bytes.Fix18723, bytes.Fix18723Strict = SizesVaried, true, true, true
+	for _, c := range []Config{c, bytes} {
+		nextAllocatesNothing(t, c)
+	}
+}
+
+func nextAllocatesNothing(t *testing.T, c Config) {
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

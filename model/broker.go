@@ -187,6 +187,9 @@ func (m *Model) crashSteps(g *gen, b int) {
 		lo = 0
 	}
 	for leo := uint8(0); leo <= r.LEO; leo++ {
+		if leo > 0 && r.Log[leo-1].ID == 0 {
+			continue // a hole (bytes.go) has no bytes: the disk ends at the batch before it
+		}
 		for from := uint8(0); from <= leo; from++ {
 			for k := lo; k <= files; k++ {
 				t := g.emit(act(KindBrokerPowerLoss, b, int(from), int(leo), int(k)))

@@ -23,10 +23,12 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 	mechCP := DefaultConfig()
 	mechCP.MaxRecords, mechCP.MaxEpoch, mechCP.Controllers, mechCP.Failover = 0, 2, 2, 1
 	mechCP.ControllerHostCrash, mechCP.ControlledShutdown, mechCP.PreferredElection, mechCP.ControlLoss, mechCP.Lag = true, 1, 1, 1, 1
+	bytes := single // reads by position, with the send-side fix's post-pass (bytes.go)
+	bytes.RecordSizes, bytes.MaxFetchRecords, bytes.MaxRecords, bytes.Fix18723SendSide = SizesVaried, 2, 2, true
 	for _, tc := range []struct {
 		name string
 		c    Config
-	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}, {"mechanisms", mech}, {"mechanisms-controlplane", mechCP}} {
+	}{{"single", single}, {"controlplane", cp}, {"failover", cp2}, {"mechanisms", mech}, {"mechanisms-controlplane", mechCP}, {"bytes", bytes}} {
 		m, err := New(tc.c)
 		if err != nil {
 			t.Fatal(err)

@@ -55,9 +55,9 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	for i := 0; i < int(s.Net.Len); i++ {
 		g := &s.Net.Msgs[i]
 		buf = append(buf, g.Kind<<4|g.Err, g.From<<4|g.To, g.Epoch<<4|g.Last, g.Off, g.HW,
-			g.DivE<<4|g.N, g.DivO, g.End)
+			g.DivE<<4|g.N, g.DivO, g.End, g.Start)
 		for k := uint8(0); k < g.N; k++ {
-			buf = append(buf, g.Recs[k].Epoch<<4|g.Recs[k].ID)
+			buf = append(buf, g.Recs[k].Epoch<<4|g.Recs[k].ID, g.Offs[k])
 		}
 	}
 	if m.cp() {
@@ -139,10 +139,11 @@ func (m *Model) Decode(buf []byte, s *State) {
 		g.Off, g.HW = next(), next()
 		v = next()
 		g.DivE, g.N = v>>4, v&15
-		g.DivO, g.End = next(), next()
+		g.DivO, g.End, g.Start = next(), next(), next()
 		for k := uint8(0); k < g.N; k++ {
 			v = next()
 			g.Recs[k] = Entry{Epoch: v >> 4, ID: v & 15}
+			g.Offs[k] = next()
 		}
 	}
 	if m.cp() {
@@ -251,6 +252,24 @@ func jEntries(buf []byte, es []Entry) []byte {
 	return append(buf, ']')
 }
 
+// jBatches is copied batches with their offsets (a fetch response read by position).
+func jBatches(buf []byte, es []Entry, offs []uint8) []byte {
+	buf = append(buf, '[')
+	for i, e := range es {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"offset":`...)
+		buf = jInt(buf, int(offs[i]))
+		buf = append(buf, `,"epoch":`...)
+		buf = jInt(buf, int(e.Epoch))
+		buf = append(buf, `,"id":`...)
+		buf = jInt(buf, int(e.ID))
+		buf = append(buf, '}')
+	}
+	return append(buf, ']')
+}
+
 func (m *Model) jBrokerMap(buf []byte, val func(buf []byte, b int) []byte) []byte {
 	buf = append(buf, `{"#map":[`...)
 	for b := 0; b < m.nb(); b++ {
@@ -283,8 +302,11 @@ func jActor(buf []byte, id uint8) []byte {
 	return jBroker(buf, int(id))
 }
 
-// appendMsg appends message g as an ITF record with the fields its kind uses.
-func appendMsg(buf []byte, g *Msg) []byte {
+// appendMsg appends message g as an ITF record with the fields its kind uses. With
+// positions (record sizes other than uniform) a fetch response shows its byte slice and
+// each copied batch's offset; with uniform sizes these are the fetch offset and its
+// successors, and the record looks as before sizes existed.
+func appendMsg(buf []byte, g *Msg, positions bool) []byte {
 	buf = append(buf, `{"type":`...)
 	buf = jStr(buf, msgKindNames[g.Kind])
 	buf = append(buf, `,"from":`...)
@@ -319,6 +341,13 @@ func appendMsg(buf []byte, g *Msg) []byte {
 		}
 		if g.Err == ErrOffsetOutOfRange {
 			f("leaderLogEndOffset", int(g.DivO))
+		}
+		if positions {
+			f("startPosition", int(g.Start))
+			f("endPosition", int(g.End))
+			buf = jField(buf, false, "records")
+			buf = jBatches(buf, g.Recs[:g.N], g.Offs[:g.N])
+			break
 		}
 		f("endOffset", int(g.End))
 		buf = jField(buf, false, "records")
@@ -456,7 +485,7 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendMsg(buf, &s.Net.Msgs[i])
+			buf = appendMsg(buf, &s.Net.Msgs[i], m.C.RecordSizes != SizesUniform)
 		}
 		return append(buf, ']', '}')
 	case VarAcked:
@@ -597,7 +626,7 @@ func (m *Model) Format(s *State) string {
 	buf = m.formatCP(s, buf)
 	for i := 0; i < int(s.Net.Len); i++ {
 		buf = append(buf, "msg "...)
-		buf = append(buf, MsgLabel(&s.Net.Msgs[i])...)
+		buf = append(buf, msgLabel(&s.Net.Msgs[i], m.C.RecordSizes != SizesUniform)...)
 		buf = append(buf, '\n')
 	}
 	buf = append(buf, "acked="...)
@@ -622,6 +651,9 @@ func (m *Model) Format(s *State) string {
 }
 
 func fmtEntry(buf []byte, e Entry) []byte {
+	if e.ID == 0 {
+		return append(buf, "hole"...)
+	}
 	buf = append(buf, 'e')
 	buf = strconv.AppendInt(buf, int64(e.Epoch), 10)
 	buf = append(buf, ":r"...)
@@ -651,7 +683,11 @@ func fmtActor(buf []byte, id uint8) []byte {
 }
 
 // MsgLabel is a one-line form of a message: "FetchRequest 2->1 epoch=1 offset=0 last=0".
-func MsgLabel(g *Msg) string {
+func MsgLabel(g *Msg) string { return msgLabel(g, false) }
+
+// msgLabel is MsgLabel; with positions a fetch response shows its byte slice and each
+// copied batch's offset: "slice=[1,3) records=[1:e1:r2]".
+func msgLabel(g *Msg, positions bool) string {
 	buf := append([]byte(msgKindNames[g.Kind]), ' ')
 	buf = fmtActor(buf, g.From)
 	buf = append(buf, "->"...)
@@ -690,11 +726,23 @@ func MsgLabel(g *Msg) string {
 			buf = strconv.AppendInt(buf, int64(g.DivO), 10)
 		default:
 			kv("hw", int(g.HW))
-			kv("end", int(g.End))
+			if positions {
+				buf = append(buf, " slice=["...)
+				buf = strconv.AppendInt(buf, int64(g.Start), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(g.End), 10)
+				buf = append(buf, ')')
+			} else {
+				kv("end", int(g.End))
+			}
 			buf = append(buf, " records=["...)
 			for k := uint8(0); k < g.N; k++ {
 				if k > 0 {
 					buf = append(buf, ' ')
+				}
+				if positions {
+					buf = strconv.AppendInt(buf, int64(g.Offs[k]), 10)
+					buf = append(buf, ':')
 				}
 				buf = fmtEntry(buf, g.Recs[k])
 			}
@@ -823,24 +871,41 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 		}
 		return nil
 	}
+	pos := m.C.RecordSizes != SizesUniform
 	crashed := k == KindBrokerCrash || k == KindBrokerUncleanCrash
 	for i := 0; i < int(from.Net.Len); i++ {
 		g := &from.Net.Msgs[i]
 		if in(&to.Net, g) != nil || crashed {
 			continue
 		}
-		if k == KindNetworkLoseMessage {
-			buf = appendEvent(buf, &first, "local", g.To, 0xff, g, "lost "+MsgLabel(g))
-			continue
+		switch {
+		case k == KindNetworkLoseMessage:
+			buf = appendEvent(buf, &first, "local", g.To, 0xff, g, "lost "+msgLabel(g, pos))
+		case k == KindNetworkReadRecord && g.Kind == MsgFetchResponse:
+			// A read that drops the response (bytes.go): the send fails on the server, or
+			// the follower finds corrupt bytes.
+			if out, _ := m.readAt(&from.B[g.From], g); out == readShort {
+				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, "send failed, file shorter than the slice: "+msgLabel(g, pos))
+			} else {
+				buf = appendEvent(buf, &first, "recv", g.To, g.From, g, "corrupt record: "+msgLabel(g, pos))
+			}
+		default:
+			buf = appendEvent(buf, &first, "recv", g.To, g.From, g, msgLabel(g, pos))
 		}
-		buf = appendEvent(buf, &first, "recv", g.To, g.From, g, MsgLabel(g))
 	}
 	switch k {
-	case KindNetworkReadRecord:
+	case KindNetworkReadRecord, KindNetworkReadGarbage:
+		what := "copy record into "
+		if k == KindNetworkReadGarbage {
+			what = "garbage length ends "
+		}
 		for i := 0; i < int(to.Net.Len); i++ {
 			g := &to.Net.Msgs[i]
 			if old := in(&from.Net, g); old != nil && *old != *g {
-				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, "copy record into "+MsgLabel(g))
+				if k == KindNetworkReadRecord && old.N == g.N {
+					what = "partial batch ends "
+				}
+				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, what+msgLabel(g, pos))
 			}
 		}
 	case KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerRestart,
@@ -854,7 +919,7 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 		if in(&from.Net, g) != nil {
 			continue
 		}
-		buf = appendEvent(buf, &first, "send", g.From, g.To, g, MsgLabel(g))
+		buf = appendEvent(buf, &first, "send", g.From, g.To, g, msgLabel(g, pos))
 	}
 	return append(buf, ']')
 }

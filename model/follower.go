@@ -77,7 +77,7 @@ func (m *Model) followerSteps(g *gen, b int) {
 	switch msg.Kind {
 	case MsgFetchResponse:
 		m.networkSteps(g, b)
-		if msg.Err != ErrNone || msg.DivE != NoEpoch || msg.Off+msg.N >= msg.End {
+		if msg.Err != ErrNone || msg.DivE != NoEpoch || m.readDone(msg) {
 			t := g.emit(act1(KindFollowerHandleFetchResponse, b))
 			m.handleFetchResponse(t, b, i)
 		}
@@ -104,7 +104,7 @@ func (m *Model) fetchIsNoop(s *State, b int) bool {
 	if i < 0 {
 		return false
 	}
-	if g := &t.Net.Msgs[i]; g.Err != ErrNone || g.DivE != NoEpoch || g.End != g.Off {
+	if g := &t.Net.Msgs[i]; g.Err != ErrNone || g.DivE != NoEpoch || g.End != g.Start {
 		return false
 	}
 	m.handleFetchResponse(&t, b, i)
@@ -138,7 +138,8 @@ func (m *Model) lastFor(r *Replica) uint8 {
 //     appended batch (logAppendInfo.lastLeaderEpoch, unchanged when nothing was
 //     appended, KAFKA-15510), HW = min(leader's HW, LEO) (UnifiedLog.updateHighWatermark);
 //     with KAFKA-18723 the append stops at the first batch whose partitionLeaderEpoch is
-//     above the request's currentLeaderEpoch;
+//     above the request's currentLeaderEpoch; batches at an unexpected offset fail the
+//     partition or leave a hole (appendFetched, bytes.go);
 //   - FENCED_LEADER_EPOCH: onPartitionFenced: when the request's epoch is the current one
 //     the partition is marked failed until a LeaderAndIsr, otherwise it is retried;
 //   - OFFSET_OUT_OF_RANGE: handleOutOfRangeError -> fetchOffsetAndTruncate: truncate to
@@ -172,18 +173,7 @@ func (m *Model) handleFetchResponse(t *State, b, i int) {
 		r.truncateTo(off, m.p.AsyncTruncFlush)
 		r.LastEp = r.latestEpoch()
 	default:
-		for k := uint8(0); k < resp.N; k++ {
-			e := resp.Recs[k]
-			if m.fixed(FixBit18723) && e.Epoch > resp.Epoch {
-				break // KAFKA-18723: skipRemainingBatches
-			}
-			r.appendRecord(e)
-			r.LastEp = e.Epoch
-		}
-		r.HW = resp.HW
-		if r.HW > r.LEO {
-			r.HW = r.LEO
-		}
+		m.appendFetched(r, &resp)
 	}
 }
 

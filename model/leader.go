@@ -76,15 +76,16 @@ func (r *Replica) checkEpoch(epoch uint8) uint8 {
 // handleFetch answers the FetchRequest at index i of t's network.
 // Kafka: Partition.fetchRecords -> readRecords: epoch checks; with lastFetchedEpoch, the
 // divergence check on lastOffsetForLeaderEpoch (endOffsetFor); an undefined answer or a
-// fetch offset past the log end is OFFSET_OUT_OF_RANGE; otherwise a lazy slice
-// [fetchOffset, min(fetchOffset+max, LEO)) with the high watermark as it is now. The
+// fetch offset past the log end is OFFSET_OUT_OF_RANGE; otherwise a lazy slice of the
+// log's bytes from fetchOffset's batch (slice, bytes.go; with uniform record sizes
+// [fetchOffset, min(fetchOffset+max, LEO))) with the high watermark as it is now. The
 // follower's fetch state (and so the HW and the ISR) is updated only without a diverging
 // epoch (KAFKA-13141), after the read.
 func (m *Model) handleFetch(t *State, i int) {
 	req := t.Net.Msgs[i]
 	t.Net.remove(i)
 	srv := &t.B[req.To]
-	resp := Msg{Kind: MsgFetchResponse, From: req.To, To: req.From, Epoch: req.Epoch, Off: req.Off, End: req.Off}
+	resp := Msg{Kind: MsgFetchResponse, From: req.To, To: req.From, Epoch: req.Epoch, Off: req.Off, Start: req.Off, End: req.Off}
 	if err := m.checkEpoch(srv, req.Epoch); err != ErrNone {
 		if err != ErrFencedLeaderEpoch {
 			// UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER: the follower retries after a
@@ -120,10 +121,7 @@ func (m *Model) handleFetch(t *State, i int) {
 		return
 	}
 	resp.HW = srv.HW
-	resp.End = req.Off + uint8(m.C.MaxFetchRecords)
-	if resp.End > srv.LEO {
-		resp.End = srv.LEO
-	}
+	resp.Start, resp.End = m.slice(srv, req.Off)
 	t.Net.add(resp)
 	m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)
 }
@@ -195,7 +193,7 @@ func (m *Model) maybeIncrementHW(t *State, l int) {
 	}
 	for ; r.HW < hw; r.HW++ {
 		id := r.Log[r.HW].ID
-		if t.Acked[id-1] == 0 {
+		if id != 0 && t.Acked[id-1] == 0 { // id 0: a hole (bytes.go)
 			t.Acked[id-1] = r.HW + 1
 		}
 	}

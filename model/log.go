@@ -198,23 +198,26 @@ func (r *Replica) truncateTo(off uint8, async bool) {
 
 // rebuildCache replaces the cache by one assigned from every batch of the log, in order:
 // the proposed KAFKA-13077 repair (no upstream fix exists), which a new leader runs.
+// A hole (bytes.go) has no batch.
 func (r *Replica) rebuildCache() {
 	r.NCache, r.Cache = 0, [MaxEpoch]EpochEntry{}
 	for o := uint8(0); o < r.LEO; o++ {
-		r.assign(r.Log[o].Epoch, o)
+		if r.Log[o].ID != 0 {
+			r.assign(r.Log[o].Epoch, o)
+		}
 	}
 	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0 // the repair rewrites the file
 }
 
 // CacheMatchesLog reports whether every batch's epoch is the epoch of the cache's floor
-// entry for its offset (EpochCacheMatchesLog).
+// entry for its offset (EpochCacheMatchesLog); holes have no batch.
 func (r *Replica) CacheMatchesLog() bool {
 	j := -1
 	for o := uint8(0); o < r.LEO; o++ {
 		for j+1 < int(r.NCache) && r.Cache[j+1].Start <= o {
 			j++
 		}
-		if j < 0 || r.Cache[j].Epoch != r.Log[o].Epoch {
+		if r.Log[o].ID != 0 && (j < 0 || r.Cache[j].Epoch != r.Log[o].Epoch) {
 			return false
 		}
 	}

@@ -51,7 +51,7 @@ type Config struct {
 	MinISR          int // min.insync.replicas, 1..Brokers
 	MaxRecords      int // producer writes in total, 0..MaxLog
 	MaxEpoch        int // leader epochs 1..MaxEpoch; steps that need a larger epoch are cut (Bounds)
-	MaxFetchRecords int // records per fetch response, 1..MaxFetch
+	MaxFetchRecords int // records per fetch response, 1..MaxFetch: maxBytes in record size units (bytes.go)
 	// Version names the release line whose mechanisms the model has (version.go, Profiles);
 	// "" is DefaultVersion. It fixes the truncation strategy.
 	Version string
@@ -73,6 +73,11 @@ type Config struct {
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
 	Fix13077 bool // KAFKA-13077 (proposed, no upstream fix): a new leader repairs its epoch cache from its log
+
+	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes, and two proposed fixes.
+	RecordSizes      int  // SizesUniform, SizesVaried or SizesDistinct
+	Fix18723Strict   bool // proposal, on KAFKA-18723's filter (the profile's or Fix18723): no batch below the follower's last batch epoch, nor any after it
+	Fix18723SendSide bool // proposal: a truncation aborts the sends whose unsent slice it cut
 
 	// Control plane (controlplane.go), on when Controllers >= 2.
 	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
@@ -130,6 +135,7 @@ func (c *Config) Validate() error {
 		check("max_epoch", c.MaxEpoch, 1, MaxEpoch),
 		check("max_fetch_records", c.MaxFetchRecords, 1, MaxFetch),
 		c.validateVersion(),
+		check("record_sizes", c.RecordSizes, 0, len(RecordSizeNames)-1),
 		check("crash", c.Crash, 0, 15),
 		check("unclean_crash", c.UncleanCrash, 0, 15),
 		check("power_loss", c.PowerLoss, 0, 15),
@@ -203,6 +209,9 @@ func (c *Config) validateVersion() error {
 	}
 	if c.Controllers > 1 && !p.ZooKeeper {
 		return errString("model: controllers = " + strconv.Itoa(c.Controllers) + ": version " + p.Name + " has no ZooKeeper controller")
+	}
+	if c.Fix18723Strict && (c.effective(&p)&FixBit18723 == 0) {
+		return errString("model: fixes: KAFKA-18723-strict adds to KAFKA-18723's filter, not in force in version " + p.Name + " (add fixes KAFKA-18723)")
 	}
 	if (c.Fix14154 || c.Fix14154Proposed) && !p.AlterPartition {
 		return errString("model: fixes: KAFKA-14154 needs AlterPartition (KIP-497, 2.7); version " + p.Name + " has none")
@@ -342,6 +351,7 @@ const (
 	KindControllerElectPreferred
 	KindNetworkLoseControlMessage
 	KindControllerElect
+	KindNetworkReadGarbage
 	numKinds
 )
 
@@ -377,6 +387,7 @@ var kindNames = []string{
 	"ControllerElectPreferred",
 	"NetworkLoseControlMessage",
 	"ControllerElect",
+	"NetworkReadGarbage",
 }
 
 // kindArgs is the number of arguments each kind prints.
@@ -387,6 +398,7 @@ var kindArgs = [numKinds]int{
 	KindLeaderShrinkISR:           2,
 	KindBrokerUncleanCrash:        3,
 	KindBrokerPowerLoss:           4,
+	KindNetworkReadGarbage:        2,
 	KindNetworkLoseControlMessage: 2,
 }
 
@@ -575,6 +587,7 @@ func (m *Model) NextCut(s *State, succ []State, acts []uint64, cut []uint64, by 
 }
 
 func (m *Model) next(g *gen) {
+	first := len(g.succ)
 	for b := 0; b < m.nb(); b++ {
 		m.leaderSteps(g, b)
 		m.followerSteps(g, b)
@@ -586,6 +599,11 @@ func (m *Model) next(g *gen) {
 	}
 	for b := 0; b < m.nb(); b++ {
 		m.faultSteps(g, b)
+	}
+	if m.C.Fix18723SendSide {
+		for i := first; i < len(g.succ); i++ {
+			m.abortCutSends(&g.succ[i])
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ const (
 	ErrUnknownLeaderEpoch         // UNKNOWN_LEADER_EPOCH: request epoch above the replica's
 	ErrNotLeaderOrFollower        // NOT_LEADER_OR_FOLLOWER
 	ErrOffsetOutOfRange           // OFFSET_OUT_OF_RANGE
-	ErrCorruptRecord              // CorruptRecordException: the lazy read ran past the log end
+	ErrCorruptRecord              // CorruptRecordException; no message carries it: such a response is dropped where it arises (bytes.go)
 	ErrInvalidUpdateVersion       // INVALID_UPDATE_VERSION (AlterPartition)
 	ErrInvalidRequest             // INVALID_REQUEST (AlterPartition)
 	ErrIneligibleReplica          // INELIGIBLE_REPLICA (AlterPartition)
@@ -53,8 +53,10 @@ var errNames = [numErrs]string{"NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EP
 //
 //	FetchRequest:   Epoch currentLeaderEpoch, Off fetchOffset, Last lastFetchedEpoch
 //	FetchResponse:  Epoch, Off echo the request; Err; HW; DivE, DivO divergingEpoch (DivE 0:
-//	                none; with OFFSET_OUT_OF_RANGE DivO is the leader's LEO); End the planned
-//	                end of the records; N records copied so far into Recs (from Off)
+//	                none; with OFFSET_OUT_OF_RANGE DivO is the leader's LEO); [Start, End)
+//	                the records' byte slice of the server's log (bytes.go; with uniform
+//	                record sizes positions are offsets, and Start = Off); N batches copied
+//	                so far into Recs, Offs their base offsets
 //	EpochRequest:   Epoch currentLeaderEpoch, Last the requested epoch
 //	EpochResponse:  Epoch echo; Err; DivE, DivO the answer (epoch, end offset)
 //	LeaderAndIsr:   Epoch leaderEpoch, Off partitionEpoch, Last leader (index+1), HW isr;
@@ -69,12 +71,14 @@ type Msg struct {
 	Err, HW, DivE, DivO uint8
 	End, N              uint8
 	Recs                [MaxFetch]Entry
+	Start               uint8
+	Offs                [MaxFetch]uint8
 }
 
 // cmp orders messages by all their fields.
 func (a *Msg) cmp(b *Msg) int {
-	x := [...]uint8{a.Kind, a.From, a.To, a.Epoch, a.Off, a.Last, a.Err, a.HW, a.DivE, a.DivO, a.End, a.N}
-	y := [...]uint8{b.Kind, b.From, b.To, b.Epoch, b.Off, b.Last, b.Err, b.HW, b.DivE, b.DivO, b.End, b.N}
+	x := [...]uint8{a.Kind, a.From, a.To, a.Epoch, a.Off, a.Last, a.Err, a.HW, a.DivE, a.DivO, a.End, a.N, a.Start}
+	y := [...]uint8{b.Kind, b.From, b.To, b.Epoch, b.Off, b.Last, b.Err, b.HW, b.DivE, b.DivO, b.End, b.N, b.Start}
 	for i := range x {
 		if x[i] != y[i] {
 			if x[i] < y[i] {
@@ -92,6 +96,14 @@ func (a *Msg) cmp(b *Msg) int {
 				return 1
 			}
 			if a.Recs[i].ID < b.Recs[i].ID {
+				return -1
+			}
+			return 1
+		}
+	}
+	for i := range a.Offs {
+		if a.Offs[i] != b.Offs[i] {
+			if a.Offs[i] < b.Offs[i] {
 				return -1
 			}
 			return 1
@@ -189,15 +201,21 @@ func (n *Network) sendLeaderAndIsr(m Msg) {
 	n.add(m)
 }
 
-// networkSteps generates the network's own steps for follower b's fetch response:
-// NetworkReadRecord copies the next record from the serving replica's current log.
+// networkSteps generates the network thread's steps for follower b's fetch response: each
+// sends the bytes at the read cursor, from the serving replica's current log (bytes.go).
 // Kafka: the FetchResponse holds a FileRecords slice (LogSegment.read ->
-// FileRecords.slice, core/.../log/LogSegment.java) whose bytes the network thread copies
-// later (FileRecords.writeTo); the server's truncation and appends interleave with it
-// (KAFKA-18723). A read past the server's current log end yields corrupt bytes.
-// Retriable errors (UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, a corrupt record) change
-// nothing on the follower but its backoff, so the model drops such a response where it
-// arises instead of delivering it.
+// FileRecords.slice) whose bytes the network thread copies later (RecordsSend.writeTo ->
+// FileRecords.writeTo); the server's truncation and appends interleave with it
+// (KAFKA-18723).
+//   - NetworkReadRecord(srv, b): the file is shorter than the slice's end, which fails the
+//     send on the server (KafkaException; the connection closes); or the cursor is inside
+//     a batch, whose garbage header the follower rejects (CorruptRecordException); either
+//     way the follower retries and nothing else changes, so the response is dropped here
+//     instead of being delivered, as the retriable errors are (handleFetch). Otherwise a
+//     whole batch is copied, or a batch that ends past the slice ends the response there.
+//   - NetworkReadGarbage(srv, b): the cursor is inside a batch and the follower's iterator
+//     stops at the garbage header (a plausible length past the response's end): the
+//     response ends at the cursor (readGarbage).
 func (m *Model) networkSteps(g *gen, b int) {
 	s := g.s
 	i := s.Net.fetchPlane(uint8(b))
@@ -205,23 +223,33 @@ func (m *Model) networkSteps(g *gen, b int) {
 		return
 	}
 	msg := &s.Net.Msgs[i]
-	if msg.Kind != MsgFetchResponse || msg.Err != ErrNone || msg.Off+msg.N >= msg.End {
+	if msg.Kind != MsgFetchResponse || msg.Err != ErrNone || m.readDone(msg) {
 		return
 	}
 	srv := int(msg.From)
+	out, off := m.readAt(&s.B[srv], msg)
 	t := g.emit(act2(KindNetworkReadRecord, srv, b))
 	tm := &t.Net.Msgs[i]
-	off := tm.Off + tm.N
-	if off >= t.B[srv].LEO {
-		// The follower finds a CorruptRecordException, appends nothing and retries
-		// (AbstractFetcherThread: partitionsWithError); that handling is a no-op, so the
-		// response is dropped here.
+	switch out {
+	case readShort, readGarbage:
 		t.Net.remove(i)
-		return
+	case readPartial:
+		tm.End = m.cursor(tm)
+		t.Net.resort(i)
+	case readBatch:
+		if tm.N == MaxFetch {
+			panic("model: fetch response overflow")
+		}
+		tm.Recs[tm.N], tm.Offs[tm.N] = t.B[srv].Log[off], off
+		tm.N++
+		t.Net.resort(i)
 	}
-	tm.Recs[tm.N] = t.B[srv].Log[off]
-	tm.N++
-	t.Net.resort(i)
+	if out == readGarbage {
+		t := g.emit(act2(KindNetworkReadGarbage, srv, b))
+		tm := &t.Net.Msgs[i]
+		tm.End = m.cursor(tm)
+		t.Net.resort(i)
+	}
 }
 
 // lossSteps generates NetworkLoseMessage(b), the loss of follower b's fetch-plane message

@@ -50,6 +50,10 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 						c.Fix14154 = true
 					case "KAFKA-14154-proposed":
 						c.Fix14154Proposed = true
+					case "KAFKA-18723-strict":
+						c.Fix18723Strict = true
+					case "KAFKA-18723-send-side":
+						c.Fix18723SendSide = true
 					default:
 						t.Fatalf("config: unknown fix %q", fix)
 					}
@@ -76,6 +80,15 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 					t.Fatalf("config: %s: %v", k, err)
 				}
 				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash}[k] = on
+				continue
+			}
+			if k == "record_sizes" {
+				c.RecordSizes = -1
+				for i, n := range RecordSizeNames {
+					if n == v {
+						c.RecordSizes = i
+					}
+				}
 				continue
 			}
 			n, err := strconv.Atoi(v)
@@ -214,7 +227,8 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 			t.Errorf("no transcript applies %s", k)
 		}
 	}
-	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077", "KAFKA-6082", "KAFKA-14154", "KAFKA-14154-proposed"} {
+	for _, fix := range []string{"KAFKA-18723", "KAFKA-13077", "KAFKA-6082", "KAFKA-14154", "KAFKA-14154-proposed",
+		"KAFKA-18723-strict", "KAFKA-18723-send-side"} {
 		if !strings.Contains(text, "fixes="+fix) {
 			t.Errorf("no transcript turns on %s", fix)
 		}
@@ -222,6 +236,11 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 	for _, v := range VersionNames() {
 		if !strings.Contains(text, "version="+v) {
 			t.Errorf("no transcript uses version=%s", v)
+		}
+	}
+	for _, rs := range RecordSizeNames[1:] {
+		if !strings.Contains(text, "record_sizes="+rs) {
+			t.Errorf("no transcript uses record_sizes=%s", rs)
 		}
 	}
 	if !strings.Contains(text, "without=") {

@@ -17,6 +17,10 @@ const (
 	// first proposed (PR 12499).
 	Kafka14154         = "KAFKA-14154"
 	Kafka14154Proposed = "KAFKA-14154-proposed"
+	// Kafka18723Strict and Kafka18723SendSide are proposals for KAFKA-18723's residual
+	// (FINDINGS.md), not upstream code.
+	Kafka18723Strict   = "KAFKA-18723-strict"
+	Kafka18723SendSide = "KAFKA-18723-send-side"
 )
 
 // The kafka family: the main model, Kafka's replication of one partition (model package).
@@ -44,7 +48,7 @@ func kafkaFamily() Family {
 			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
 			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: model.MaxLog, Default: def.MaxRecords},
 			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (README: Model bounds are cuts)", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
-			{Name: "max_fetch_records", Doc: "records per fetch response", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
+			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
 			{Name: "version", Doc: "Kafka release line whose mechanisms and fixes the model has (kmc list kafka shows each profile); it fixes the truncation strategy",
 				Kind: Enum, Enum: model.VersionNames(), Default: index(model.VersionNames(), model.DefaultVersion)},
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
@@ -54,6 +58,8 @@ func kafkaFamily() Family {
 				Kind: Bool, Default: 0, Quiet: true},
 			{Name: "controller_host_crash", Doc: "crash, unclean_crash, power_loss and controlled_shutdown may stop the active controller's host; the controller dies with it and another broker is elected (needs controllers >= 2)",
 				Kind: Bool, Default: 0, Quiet: true},
+			{Name: "record_sizes", Doc: "record sizes in bytes, by record id, for reads by file position: uniform (all equal: reads are record-aligned), varied (odd ids 1 unit, even 2), distinct (record n is n units)",
+				Kind: Enum, Enum: model.RecordSizeNames, Default: def.RecordSizes, Quiet: true},
 		},
 		Faults: []Param{
 			fault("crash", "controlled shutdowns and restarts (no log recovery; from 3.8 a pending checkpoint write of a truncation may be lost)"),
@@ -74,6 +80,8 @@ func kafkaFamily() Family {
 			{Name: Kafka6082, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
 			{Name: Kafka14154, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
 			{Name: Kafka14154Proposed, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
+			{Name: Kafka18723Strict, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
+			{Name: Kafka18723SendSide, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
 		},
 		Properties: props,
 		Versions:   kafkaVersions(),
@@ -108,6 +116,7 @@ func KafkaConfig(cfg Config) model.Config {
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
+		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
 	}
 }
 
