@@ -111,6 +111,39 @@ func TestPNGDrawsLines(t *testing.T) {
 	}
 }
 
+// Reference: issue 11 (defect 3) moved go-graphviz's start-up from package init to the first
+// drawing; the enum values its renderer copies at package init (fill and pen styles, render
+// features) were then zero and Graphviz's PNG pass drew no fill and no text. The PNG must show
+// the node's fill and its label's text, not only the lines kmc strokes itself.
+func TestPNGDrawsFillsAndText(t *testing.T) {
+	dot := `digraph g {
+  a [shape=box, style=filled, fillcolor="#ffd700", color="#9467bd", fontcolor="#000000", fontsize=24, label="WWWWWW"];
+}`
+	var b bytes.Buffer
+	if err := RenderDOT(&b, []byte(dot), "png", ""); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	if got := countColor(img, "#ffd700"); got < 1000 {
+		t.Errorf("fill: got %d pixels of #ffd700, want at least 1000", got)
+	}
+	dark := 0
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 < 80 && g>>8 < 80 && bl>>8 < 80 {
+				dark++
+			}
+		}
+	}
+	if dark < 100 {
+		t.Errorf("text: got %d dark pixels, want at least 100 (the label is not drawn)", dark)
+	}
+}
+
 // Reference: issue 6: the trace PNG decodes and shows the back edge in red.
 func TestTracePNG(t *testing.T) {
 	var b bytes.Buffer
