@@ -96,7 +96,7 @@ func (v *validator) robust(c map[string]any, prefix string, fam Family, ck *Chec
 		p, ok := findParam(append(append([]Param(nil), fam.Constants...), fam.Faults...), n.Param)
 		switch {
 		case !ok:
-			v.add(at, key, "unknown constant or fault "+strconv.Quote(n.Param)+"; want one of "+strings.Join(paramNames(fam), ", "), s)
+			v.add(at, key, "unknown constant or fault "+strconv.Quote(n.Param)+"; want one of "+strings.Join(paramNames(fam), ", ")+DidYouMean(n.Param, paramNames(fam)), s)
 			continue
 		case p.Kind != Int:
 			v.add(at, key, n.Param+" is not an integer constant or fault", s)

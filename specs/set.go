@@ -46,7 +46,7 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 				section = "faults"
 			default:
 				v.add(kp, key, "unknown key; want a constant or fault of "+fam.Name+
-					" ("+strings.Join(paramNames(fam), ", ")+") or a path such as limits.max_states", nil)
+					" ("+strings.Join(paramNames(fam), ", ")+") or a path such as limits.max_states"+DidYouMean(key, paramNames(fam)), nil)
 				continue
 			}
 		}

@@ -278,7 +278,7 @@ var optionKeys = []string{"deadlock", "symmetry", "workers"}
 func (v *validator) unknown(prefix string, table map[string]any, known []string) {
 	for _, k := range sortedKeys(table) {
 		if !contains(known, k) {
-			v.errKey(joinPath(prefix, k), "unknown key; want one of "+strings.Join(known, ", "), nil)
+			v.errKey(joinPath(prefix, k), "unknown key; want one of "+strings.Join(known, ", ")+DidYouMean(k, known), nil)
 		}
 	}
 }
@@ -425,7 +425,7 @@ func (v *validator) params(table map[string]any, prefix string, params []Param, 
 			if len(known) == 0 {
 				v.errKey(path, "unknown key; the model has none", nil)
 			} else {
-				v.errKey(path, "unknown key; want one of "+strings.Join(known, ", "), nil)
+				v.errKey(path, "unknown key; want one of "+strings.Join(known, ", ")+DidYouMean(k, known), nil)
 			}
 			continue
 		}
@@ -532,7 +532,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		}
 		for _, p := range props {
 			if !contains(known, p) {
-				v.errVal("properties", "unknown property "+strconv.Quote(p)+"; want one of "+strings.Join(known, ", "), nil)
+				v.errVal("properties", "unknown property "+strconv.Quote(p)+"; want one of "+strings.Join(known, ", ")+DidYouMean(p, known), nil)
 			}
 		}
 	}
@@ -695,7 +695,7 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 					if len(known) > 0 {
 						want = "want one of " + strings.Join(known, ", ")
 					}
-					v.errVal(prefix+".fixes", "unknown switch "+strconv.Quote(f)+"; "+want, nil)
+					v.errVal(prefix+".fixes", "unknown switch "+strconv.Quote(f)+"; "+want+DidYouMean(f, known), nil)
 				}
 			}
 		}
@@ -704,7 +704,11 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		if famOK {
 			for _, f := range without {
 				if !fam.hasSwitch(f) {
-					v.errVal(prefix+".without", "unknown switch "+strconv.Quote(f), nil)
+					var known []string
+					for _, sw := range fam.Switches {
+						known = append(known, sw.Name)
+					}
+					v.errVal(prefix+".without", "unknown switch "+strconv.Quote(f)+DidYouMean(f, known), nil)
 				} else if contains(fixes, f) {
 					v.errVal(prefix+".without", "switch "+strconv.Quote(f)+" is also in fixes", nil)
 				}

@@ -293,7 +293,7 @@ func selectChecks(cmd string, spec *specs.Spec, name string, stderr io.Writer) (
 	}
 	c, ok := spec.CheckByName(name)
 	if !ok {
-		fmt.Fprintf(stderr, "kmc: %s: %s has no check %q\n", cmd, spec.Path, name)
+		fmt.Fprintf(stderr, "kmc: %s: %s has no check %q%s\n", cmd, spec.Path, name, specs.DidYouMean(name, checkNameList(spec)))
 		hint(stderr, "its checks are: "+checkNames(spec))
 		return nil, exitUsage
 	}
@@ -352,6 +352,11 @@ func containsStr(list []string, s string) bool {
 
 // loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
 func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		fmt.Fprintf(stderr, "kmc: %s is a folder, not a spec file\n", path)
+		hint(stderr, "to run every spec under it: kmc suite "+path+"; to run one: kmc check "+filepath.Join(path, "NAME.toml"))
+		return nil, exitUsage
+	}
 	spec, err := specs.Load(path, sets)
 	if err == nil {
 		return spec, exitOK

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"kmc/specs"
 )
 
 // Exit codes, as TLC numbers them where TLC has one.
@@ -85,7 +88,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			if c, ok := lookup(args[1]); ok {
 				return c.run([]string{"--help"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "kmc: help: unknown command %q\n", args[1])
+			fmt.Fprintf(stderr, "kmc: help: unknown command %q%s\n", args[1], specs.DidYouMean(args[1], commandNames()))
 			hint(stderr, "run 'kmc help' for the list of commands")
 			return exitUsage
 		}
@@ -94,11 +97,20 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "kmc: unknown command %q\n", name)
+		fmt.Fprintf(stderr, "kmc: unknown command %q%s\n", name, specs.DidYouMean(name, commandNames()))
 		hint(stderr, "run 'kmc help' for the list of commands")
 		return exitUsage
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// commandNames are the names of kmc's commands.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 func lookup(name string) (command, bool) {
@@ -157,9 +169,25 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (int, bool) 
 		return exitOK, false
 	}
 	if err != nil {
-		return usageError(stderr, fs.Name(), "%v", err), false
+		return usageError(stderr, fs.Name(), "%v%s", err, flagSuggestion(fs, err)), false
 	}
 	return 0, true
+}
+
+// flagSuggestion is "; did you mean --NAME?" for pflag's "unknown flag: --X" when one of
+// fs's flags is close to X, or "".
+func flagSuggestion(fs *pflag.FlagSet, err error) string {
+	const prefix = "unknown flag: --"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if s := specs.Suggest(strings.TrimPrefix(msg, prefix), names); s != "" {
+		return "; did you mean --" + s + "?"
+	}
+	return ""
 }
 
 // usageError reports a usage problem found after flag parsing.

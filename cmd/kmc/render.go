@@ -40,6 +40,9 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	if !known {
 		return usageError(stderr, "render", "--format: want one of text, itf, dot, svg, png, sequence, sequence-png, html (got %q)", *format)
 	}
+	if (*format == "png" || *format == "sequence-png") && *out == "" && isTerminal(stdout) {
+		return usageError(stderr, "render", "--format %s writes binary PNG data: name a file with -o FILE (or -o - to write it to the terminal anyway)", *format)
+	}
 	path := fs.Arg(0)
 	t, meta, code := loadTrace(path, "render", stderr)
 	if t == nil {
@@ -104,4 +107,15 @@ func loadTrace(path, cmd string, stderr io.Writer) (*checker.Trace, traces.ITFOp
 		return nil, meta, exitUsage
 	}
 	return t, meta, exitOK
+}
+
+// isTerminal reports whether w is a terminal (a character device), where binary output would
+// be garbage. A variable, so that tests can pretend.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -52,7 +52,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	case name != "":
 		var ok bool
 		if c, ok = spec.CheckByName(name); !ok {
-			fmt.Fprintf(stderr, "kmc: replay: %s has no check %q\n", *specPath, name)
+			fmt.Fprintf(stderr, "kmc: replay: %s has no check %q%s\n", *specPath, name, specs.DidYouMean(name, checkNameList(spec)))
 			hint(stderr, "its checks are: "+checkNames(spec))
 			return exitUsage
 		}
@@ -99,10 +99,13 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func checkNames(spec *specs.Spec) string {
+func checkNames(spec *specs.Spec) string { return strings.Join(checkNameList(spec), ", ") }
+
+// checkNameList is the names of spec's checks, in order.
+func checkNameList(spec *specs.Spec) []string {
 	var names []string
 	for _, c := range spec.Checks {
 		names = append(names, c.Name)
 	}
-	return strings.Join(names, ", ")
+	return names
 }

@@ -105,7 +105,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	case *check != "":
 		var ok bool
 		if c, ok = spec.CheckByName(*check); !ok {
-			fmt.Fprintf(stderr, "kmc: sweep: %s has no check %q\n", path, *check)
+			fmt.Fprintf(stderr, "kmc: sweep: %s has no check %q%s\n", path, *check, specs.DidYouMean(*check, names))
 			hint(stderr, "its checks are: "+strings.Join(names, ", "))
 			return exitUsage
 		}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// Reference: issue 13 ("a CLI that forgives typos"): did you mean, kmc check on a folder,
+// binary formats to a terminal.
+func TestTypos(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"command", []string{"chek"}, `kmc: unknown command "chek"; did you mean "check"?`},
+		{"help command", []string{"help", "sweap"}, `kmc: help: unknown command "sweap"; did you mean "sweep"?`},
+		{"flag", []string{"check", "../../specs/twophase.toml", "--workrs", "2"}, "unknown flag: --workrs; did you mean --workers?"},
+		{"check name", []string{"check", "../../specs/kafka-18723.toml", "--check", "fixd"}, `has no check "fixd"; did you mean "fixed"?`},
+		{"sweep check name", []string{"sweep", "../../specs/kafka-18723.toml", "--check", "bugy", "--vary", "max_epoch=1..2"}, `has no check "bugy"; did you mean "buggy"?`},
+		{"set key", []string{"check", "../../specs/twophase.toml", "--set", "rmz=3"}, `did you mean "rms"?`},
+		{"folder", []string{"check", "../../specs/"}, "kmc: ../../specs/ is a folder, not a spec file\nhint: to run every spec under it: kmc suite ../../specs/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, &stdout, &stderr)
+			if code != exitUsage {
+				t.Errorf("exit: got %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr: got\n%s\nwant it to hold\n%s", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderBinaryToTerminal(t *testing.T) {
+	saved := isTerminal
+	defer func() { isTerminal = saved }()
+	isTerminal = func(io.Writer) bool { return true }
+	const trace = "../../traces/testdata/lasso.itf.json"
+	for _, f := range []string{"png", "sequence-png"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"render", trace, "--format", f}, &stdout, &stderr)
+		if code != exitUsage || stdout.Len() != 0 || !strings.Contains(stderr.String(), "name a file with -o FILE") {
+			t.Errorf("%s to a terminal: got exit %d, %d bytes, stderr %q; want exit 2, nothing written and the hint", f, code, stdout.Len(), stderr.String())
+		}
+		stdout.Reset()
+		stderr.Reset()
+		if code := run([]string{"render", trace, "--format", f, "-o", "-"}, &stdout, &stderr); code != exitOK || !bytes.HasPrefix(stdout.Bytes(), []byte("\x89PNG")) {
+			t.Errorf("%s with -o -: got exit %d, %d bytes; want exit 0 and a PNG (%s)", f, code, stdout.Len(), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"render", trace, "--format", "text"}, &stdout, &stderr); code != exitOK || stdout.Len() == 0 {
+		t.Errorf("text to a terminal: got exit %d, %d bytes; want exit 0 and the trace", code, stdout.Len())
+	}
+}
