@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -14,7 +15,8 @@ const SetFile = "--set"
 // so that they are validated as if written in the file. A key is a constant or fault of
 // the family by bare name ("brokers"), or a path: "constants.brokers", "faults.crash",
 // "limits.max_states", "options.workers", "fairness.FollowerFetch". Constants and faults
-// replace the per-check values too. A value is read as TOML ("3", "true", "\"x\"") or,
+// replace the per-check values too. "fixes=A,B" replaces every check's fix switches, and
+// "fixes+=A" adds one to each (kmc check --fix A). A value is read as TOML ("3", "true", "\"x\"") or,
 // failing that, as a bare string ("4GiB", "diverging-epoch").
 func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 	for i, arg := range sets {
@@ -36,6 +38,14 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 		key, text := strings.TrimSpace(arg[:eq]), strings.TrimSpace(arg[eq+1:])
 		kp := Pos{SetFile, line, 1}
 		vp := Pos{SetFile, line, eq + 2}
+		if key == "fixes" || key == "fixes+" {
+			setFixes(raw, key == "fixes+", text)
+			checks, _ := raw["check"].([]map[string]any)
+			for i := range checks {
+				v.pos["check["+strconv.Itoa(i)+"].fixes"] = keyPos{key: kp, val: vp}
+			}
+			continue
+		}
 		section, name, ok := strings.Cut(key, ".")
 		if !ok {
 			name = key
@@ -84,6 +94,35 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 			}
 			delete(t, name) // the check's own value gives way to the override
 		}
+	}
+}
+
+// setFixes gives every check of raw the fix switches listed in text (comma-separated; "" or
+// "none" for none): in place of its own with fixes=..., after them with fixes+=... (kmc check
+// --fix NAME), each name once.
+func setFixes(raw map[string]any, add bool, text string) {
+	var names []string
+	for _, n := range strings.Split(text, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != "none" {
+			names = append(names, n)
+		}
+	}
+	checks, _ := raw["check"].([]map[string]any)
+	for _, c := range checks {
+		var list []any
+		if old, ok := c["fixes"].([]any); ok && add {
+			list = append(list, old...)
+		}
+	next:
+		for _, n := range names {
+			for _, x := range list {
+				if x == n {
+					continue next
+				}
+			}
+			list = append(list, n)
+		}
+		c["fixes"] = list
 	}
 }
 

@@ -60,6 +60,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", checkSynopsis, checkExamples, stdout)
 	fs.StringVar(&f.check, "check", "", "run only the check called `NAME` (default: every check of the spec)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`: a constant or fault by name (rms=4) or a path (limits.max_states=1000); repeatable")
+	fixes := fs.StringArray("fix", nil, "turn on the fix switch `NAME` in every check run (as --set fixes+=NAME); repeatable")
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
@@ -125,6 +126,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		over.Time = d
 	}
 	path := fs.Arg(0)
+	f.sets = withFixes(f.sets, *fixes)
 	spec, code := loadSpec(path, f.sets, stderr)
 	if spec == nil {
 		return code
@@ -682,4 +684,12 @@ func dumpGraph(path string, max int, r checker.Runnable, opts checker.Options, s
 	}
 	fmt.Fprintf(stderr, "kmc: check: wrote the reachable graph (%d states, %d edges) to %s\n", len(g.Nodes), len(g.Edges), path)
 	return exitOK
+}
+
+// withFixes appends a --set fixes+=NAME for each --fix NAME.
+func withFixes(sets, fixes []string) []string {
+	for _, n := range fixes {
+		sets = append(sets, "fixes+="+n)
+	}
+	return sets
 }

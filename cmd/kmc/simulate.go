@@ -47,6 +47,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("simulate", simulateSynopsis, simulateExamples, stdout)
 	fs.StringVar(&f.check, "check", "", "simulate only the check called `NAME` (default: every check of the spec)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`, as for kmc check; repeatable")
+	fixes := fs.StringArray("fix", nil, "turn on the fix switch `NAME` in every check run (as --set fixes+=NAME); repeatable")
 	fs.Uint64Var(&f.seed, "seed", 0, "the random seed `S`: walk k is drawn from (S, k) alone (default: derived from the clock, and printed)")
 	fs.Int64Var(&f.runs, "runs", checker.DefaultSimRuns, "take `N` random walks; 0: no limit, until --time or Ctrl-C (with --time the default is 0)")
 	fs.Int64Var(&f.firstRun, "first-run", 0, "number the walks from `K`: --first-run K --runs 1 takes walk K alone")
@@ -95,6 +96,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		f.seed = uint64(simNow().UnixNano())
 	}
 	path := fs.Arg(0)
+	f.sets = withFixes(f.sets, *fixes)
 	spec, code := loadSpec(path, f.sets, stderr)
 	if spec == nil {
 		return code

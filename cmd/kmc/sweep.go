@@ -56,6 +56,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	check := fs.String("check", "", "sweep the check called `NAME` (required when the spec has more than one)")
 	vary := fs.StringArray("vary", nil, "vary a constant or fault over `KEY=LO..HI`, KEY=N or KEY=A,B,C (names for enums); repeatable, the first --vary outermost")
 	sets := fs.StringArray("set", nil, "override a spec value at every point, `KEY=VALUE` as for kmc check; repeatable")
+	fixes := fs.StringArray("fix", nil, "turn on the fix switch `NAME` at every point (as --set fixes+=NAME); repeatable")
 	format := fs.String("format", "text", "output `FORMAT`: text (a table), or json for one event per point and a summary")
 	perPoint := fs.String("max-time-per-point", "", "time budget of each point, a `DURATION` such as 10m (default: the spec's, else none)")
 	workers := fs.Int("workers", 0, "`N` search workers (default: the spec's, else all cores)")
@@ -92,6 +93,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		over.Time = d
 	}
 	path := fs.Arg(0)
+	*sets = withFixes(*sets, *fixes)
 	spec, code := loadSpec(path, *sets, stderr)
 	if spec == nil {
 		return code

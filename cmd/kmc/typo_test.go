@@ -59,3 +59,20 @@ func TestRenderBinaryToTerminal(t *testing.T) {
 		t.Errorf("text to a terminal: got exit %d, %d bytes; want exit 0 and the trace", code, stdout.Len())
 	}
 }
+
+// Reference: issue 13: --fix NAME turns a fix on at the spec's bounds.
+func TestFixFlag(t *testing.T) {
+	for _, cmd := range []string{"check", "simulate"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{cmd, "../../specs/twophase.toml", "--check", "buggy", "--fix", "CommitAfterAllPrepared", "--workers", "1"}, &stdout, &stderr)
+		if code != exitOK || !strings.Contains(stdout.String(), "fixes=CommitAfterAllPrepared") ||
+			!strings.Contains(stdout.String(), "Result: ok; the spec expects violated(TCConsistent)") {
+			t.Errorf("%s --fix: got exit %d\n%s%s", cmd, code, stdout.String(), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"check", "../../specs/twophase.toml", "--check", "buggy", "--fix", "CommitAfterAllPrepard"}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), `did you mean "CommitAfterAllPrepared"?`) {
+		t.Errorf("--fix with a typo: got exit %d, stderr %q", code, stderr.String())
+	}
+}
