@@ -17,7 +17,10 @@
 // epochs at 1 (0 is Kafka's UNDEFINED_EPOCH, -1 in the code).
 package model
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // Size limits of the fixed arrays of State.
 const (
@@ -119,7 +122,8 @@ func DefaultConfig() Config {
 	return Config{Brokers: 3, MinISR: 1, MaxRecords: 2, MaxEpoch: 3, MaxFetchRecords: 1}
 }
 
-// Validate reports the first constant outside its range.
+// Validate reports every constant outside its range (errors.Join), then, when all are in
+// range, every broken rule between them (the control plane's, the mechanisms').
 func (c *Config) Validate() error {
 	check := func(name string, v, lo, hi int) error {
 		if v < lo || v > hi {
@@ -128,6 +132,7 @@ func (c *Config) Validate() error {
 		}
 		return nil
 	}
+	var errs []error
 	for _, e := range []error{
 		check("brokers", c.Brokers, 2, MaxBrokers),
 		check("min_isr", c.MinISR, 1, c.Brokers),
@@ -149,14 +154,19 @@ func (c *Config) Validate() error {
 		check("controlled_shutdown", c.ControlledShutdown, 0, 15),
 		check("preferred_election", c.PreferredElection, 0, 15),
 		check("control_loss", c.ControlLoss, 0, 15),
-		c.validateCP(),
-		c.validateMechanisms(),
 	} {
 		if e != nil {
-			return e
+			errs = append(errs, e)
 		}
 	}
-	return nil
+	if len(errs) == 0 {
+		for _, e := range []error{c.validateCP(), c.validateMechanisms()} {
+			if e != nil {
+				errs = append(errs, e)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 type errString string
