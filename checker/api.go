@@ -280,6 +280,10 @@ type Runnable interface {
 	// Vars and ActionKinds describe the model, as in Model.
 	Vars() []string
 	ActionKinds() []string
+	// Fairness is the fairness of each kind of action (indexed like ActionKinds) that a
+	// search with opts assumes (the model's, with opts.FairnessOverride applied), and
+	// whether a bound property is checked over fair behaviours (Kind.Liveness).
+	Fairness(opts Options) ([]Fairness, bool)
 }
 
 // ReplayReport is what a successful Replay found.

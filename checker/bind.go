@@ -20,3 +20,19 @@ func (b *bound[S]) Graph(max int, opts Options) (*Graph, error) {
 	return graph(b.m, max, opts)
 }
 func (b *bound[S]) Simulate(opts SimOptions) SimResult { return Simulate(b.m, b.props, opts) }
+
+func (b *bound[S]) Fairness(opts Options) ([]Fairness, bool) {
+	kinds := b.m.ActionKinds()
+	out := make([]Fairness, len(kinds))
+	for k := range kinds {
+		out[k] = Fairness(b.m.Fairness(k))
+		if k < len(opts.FairnessOverride) && opts.FairnessOverride[k] >= 0 {
+			out[k] = opts.FairnessOverride[k]
+		}
+	}
+	live := false
+	for _, p := range b.props {
+		live = live || p.Kind.Liveness()
+	}
+	return out, live
+}

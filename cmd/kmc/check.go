@@ -204,6 +204,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
+		out.weak, out.strong, out.live = fairnessOf(r, opts)
 		var ck *checkpointer
 		if f.checkpoint != "" || resumed != nil {
 			var code int
@@ -435,6 +436,9 @@ type checkOutput struct {
 	w, stderr io.Writer
 	json      bool
 	full      bool
+	live      bool // the check has a liveness property; weak and strong are its fairness
+	weak      []string
+	strong    []string
 	last      checker.Stats     // at the previous progress report
 	resumed   *loadedCheckpoint // the checkpoint the search goes on from
 }
@@ -540,6 +544,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if len(res.Raise) > 0 {
 			ev["raise"] = res.Raise
 		}
+		if o.live {
+			ev["fairness"] = map[string]any{"weak": o.weak, "strong": o.strong}
+		}
 		o.event(ev)
 		return
 	}
@@ -568,6 +575,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	fmt.Fprintf(w, "Finished in %s.\n", specs.FormatElapsed(st.Elapsed))
 	for _, p := range files {
 		fmt.Fprintf(w, "Wrote %s\n", p)
+	}
+	if o.live {
+		fmt.Fprintln(w, fairnessText(o.weak, o.strong))
 	}
 	got := specs.Outcome(res.Verdict, res.Property)
 	if diffs := c.Compare(res); len(diffs) > 0 {
@@ -692,4 +702,57 @@ func withFixes(sets, fixes []string) []string {
 		sets = append(sets, "fixes+="+n)
 	}
 	return sets
+}
+
+// fairnessOf is the fairness a check with a liveness property assumes: the kinds of action
+// that are weakly and strongly fair (nil, nil, false without a liveness property).
+func fairnessOf(r checker.Runnable, opts checker.Options) (weak, strong []string, live bool) {
+	fair, live := r.Fairness(opts)
+	if !live {
+		return nil, nil, false
+	}
+	kinds := r.ActionKinds()
+	weak, strong = []string{}, []string{}
+	for k, f := range fair {
+		switch f {
+		case checker.Weak:
+			weak = append(weak, kinds[k])
+		case checker.Strong:
+			strong = append(strong, kinds[k])
+		}
+	}
+	return weak, strong, true
+}
+
+// fairnessText says which fairness a liveness check assumed, wrapped at 100 columns.
+func fairnessText(weak, strong []string) string {
+	none := func(l []string) string {
+		if len(l) == 0 {
+			return "none"
+		}
+		return strings.Join(l, ", ")
+	}
+	return wrap("Fairness assumed by the liveness properties: weak (WF): "+none(weak)+"; strong (SF): "+
+		none(strong)+"; every other kind of action is unfair.", 100, "  ")
+}
+
+// wrap breaks text at spaces into lines of at most width columns (a longer word stays whole),
+// the lines after the first indented by indent.
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	col := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case col+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			col = len(indent)
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
 }

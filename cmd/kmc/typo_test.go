@@ -76,3 +76,18 @@ func TestFixFlag(t *testing.T) {
 		t.Errorf("--fix with a typo: got exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// Reference: issue 13: a liveness verdict prints the fairness it assumed, wrapped at 100.
+func TestFairnessText(t *testing.T) {
+	got := fairnessText([]string{"A", strings.Repeat("B", 60), "C"}, nil)
+	want := "Fairness assumed by the liveness properties: weak (WF): A,\n  " + strings.Repeat("B", 60) +
+		", C; strong (SF): none; every other\n  kind of action is unfair."
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if len(l) > 100 {
+			t.Errorf("line over 100 columns: %q", l)
+		}
+	}
+}
