@@ -60,6 +60,13 @@ type Model[S any] interface {
 	Fairness(kind int) int
 }
 
+// Phases of a search, as Options.Phase names them.
+const (
+	PhaseSearch        = "state-space search"
+	PhaseLivenessGraph = "liveness: state graph"
+	PhaseLiveness      = "liveness: " // + the property's name
+)
+
 // Fairness is the fairness assumption on a kind of action.
 type Fairness int
 
@@ -176,6 +183,11 @@ type Options struct {
 	// ProgressEvery (default 5s) with the statistics so far.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// Phase, when non-nil, is called from the search goroutine when the search enters a
+	// phase of its work: PhaseSearch (the breadth-first search, with safety checked on the
+	// way), PhaseLivenessGraph (the recorded state graph made ready for liveness), and
+	// PhaseLiveness + a property's name (its strongly connected components and lasso).
+	Phase func(phase string, st Stats)
 	// Stop, when non-nil, is polled; closing it stops the search like a limit (for signals).
 	Stop <-chan struct{}
 

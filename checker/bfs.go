@@ -17,6 +17,7 @@ func (e *engine[S]) run() Result {
 		e.deadline = e.start.Add(e.opts.Time)
 	}
 	var cur, next frontier
+	e.phase(PhaseSearch, Stats{Workers: e.workers})
 	e.inits = e.m.Init(nil)
 	if len(e.inits) > 1<<16 {
 		panic("checker: the model has more than 65536 initial states")

@@ -3,6 +3,7 @@ package checker
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Liveness checking runs after the search, over the recorded graph, one property at a time.
@@ -76,12 +77,14 @@ func (e *engine[S]) liveGraph() *lgraph {
 // else the first property whose verdict depends on truncated states or on steps cut by a
 // model bound.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
+	e.phase(PhaseLivenessGraph, st)
 	g := e.liveGraph()
 	lc := newLiveChecker(g)
 	incomplete := Result{}
 	found := false
 	for j, pi := range e.live {
 		p := &e.props[pi]
+		e.phase(PhaseLiveness+p.Name, st)
 		status, lasso := lc.check(p.Kind, e.flags[j], true)
 		if status == liveViolated {
 			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p.Name, lasso)}, liveViolated
@@ -578,5 +581,14 @@ func (lc *liveChecker) findFair(top []uint32) {
 		for _, c := range touched {
 			lc.taken[c], lc.seen[c], lc.enCount[c], lc.enStamp[c] = false, false, 0, 0
 		}
+	}
+}
+
+// phase reports that the search enters a phase (Options.Phase), with the statistics st and
+// the time since the search began.
+func (e *engine[S]) phase(name string, st Stats) {
+	if e.opts.Phase != nil {
+		st.Elapsed = time.Since(e.start)
+		e.opts.Phase(name, st)
 	}
 }

@@ -204,6 +204,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
 		opts.Progress = out.progress
+		opts.Phase = out.phase
 		out.weak, out.strong, out.live = fairnessOf(r, opts)
 		var ck *checkpointer
 		if f.checkpoint != "" || resumed != nil {
@@ -504,6 +505,23 @@ func paramValue(p specs.Param, v int) string {
 		}
 	}
 	return strconv.Itoa(v)
+}
+
+// phaseAfter is how long a search must have run before kmc reports the phases it enters: a
+// short check prints none (and its output stays the same from run to run).
+const phaseAfter = time.Second
+
+// phase reports, on a search that has run phaseAfter or more, that it enters a phase
+// (checker.Options.Phase): the liveness graph, then each liveness property.
+func (o *checkOutput) phase(name string, st checker.Stats) {
+	if st.Elapsed < phaseAfter {
+		return
+	}
+	if o.json {
+		o.event(map[string]any{"event": "phase", "phase": name, "distinct": st.Distinct, "elapsed_seconds": st.Elapsed.Seconds()})
+		return
+	}
+	fmt.Fprintf(o.stderr, "Phase: %s (%d distinct states), after %s.\n", name, st.Distinct, specs.FormatElapsed(st.Elapsed))
 }
 
 func (o *checkOutput) progress(st checker.Stats) {
