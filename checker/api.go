@@ -183,6 +183,9 @@ type Options struct {
 	// ProgressEvery (default 5s) with the statistics so far.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// Coverage counts, per kind of action, the states in which it was enabled and the steps
+	// it generated (Result.Coverage), as TLC's coverage does. It costs a counter per step.
+	Coverage bool
 	// Phase, when non-nil, is called from the search goroutine when the search enters a
 	// phase of its work: PhaseSearch (the breadth-first search, with safety checked on the
 	// way), PhaseLivenessGraph (the recorded state graph made ready for liveness), and
@@ -237,8 +240,18 @@ type Stats struct {
 	Workers     int
 }
 
+// KindCoverage is how often one kind of action was enabled and taken in a search.
+type KindCoverage struct {
+	Kind    string
+	Enabled int64 // expanded states in which it had a step
+	Taken   int64 // steps it generated (successors computed, new or not)
+}
+
 // Result is the outcome of Check.
 type Result struct {
+	// Coverage, with Options.Coverage, has one entry per kind of action, in ActionKinds
+	// order, over the states this search expanded.
+	Coverage []KindCoverage
 	Verdict  Verdict
 	Property string // the violated property, or "" (Deadlock for a deadlock)
 	// Reason says why the verdict is what it is when that is not obvious: which limit was

@@ -13,7 +13,27 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	if !ok {
 		return res
 	}
-	return e.run()
+	res = e.run()
+	if opts.Coverage {
+		res.Coverage = e.coverage()
+	}
+	return res
+}
+
+// coverage sums the workers' counts per kind of action (Options.Coverage).
+func (e *engine[S]) coverage() []KindCoverage {
+	kinds := e.m.ActionKinds()
+	out := make([]KindCoverage, len(kinds))
+	for k, name := range kinds {
+		out[k].Kind = name
+		for _, w := range e.ws {
+			if k < len(w.covTaken) {
+				out[k].Enabled += w.covEnabled[k]
+				out[k].Taken += w.covTaken[k]
+			}
+		}
+	}
+	return out
 }
 
 const (

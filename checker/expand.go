@@ -20,6 +20,11 @@ type worker[S any] struct {
 	fps     []uint64
 	touch   uint64 // keeps the probe loads alive
 	samples []metrics.Sample
+	// With Options.Coverage, per kind of action: states where it was enabled, steps taken,
+	// and the last state (plus one) that counted it as enabled.
+	covEnabled, covTaken []int64
+	covSeen              []uint32
+	covState             uint32
 }
 
 func (e *engine[S]) worker(i int) *worker[S] {
@@ -100,6 +105,9 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		w.succ, w.acts = e.m.Next(s, w.succ[:0], w.acts[:0])
 	}
 	out.gen += int64(len(w.succ))
+	if e.opts.Coverage {
+		w.cover()
+	}
 	if len(w.succ) == 0 && len(w.cut) == 0 && e.opts.Deadlock {
 		out.viol.offer(violation{found: true, idx: idx, prop: -1})
 		return
@@ -251,4 +259,24 @@ func (e *engine[S]) expand(fr *frontier, lo, hi int) []*chunkOut {
 	}
 	wg.Wait()
 	return outs
+}
+
+// cover counts the current state's steps by kind of action (Options.Coverage).
+func (w *worker[S]) cover() {
+	if w.covTaken == nil {
+		n := len(w.e.m.ActionKinds())
+		w.covEnabled, w.covTaken, w.covSeen = make([]int64, n), make([]int64, n), make([]uint32, n)
+	}
+	w.covState++
+	for _, a := range w.acts {
+		k := w.e.m.ActionKind(a)
+		if k < 0 || k >= len(w.covTaken) {
+			continue
+		}
+		w.covTaken[k]++
+		if w.covSeen[k] != w.covState {
+			w.covSeen[k] = w.covState
+			w.covEnabled[k]++
+		}
+	}
 }

@@ -50,6 +50,7 @@ type checkFlags struct {
 	checkpoint string
 	ckptEvery  string
 	resume     string
+	coverage   bool
 }
 
 // afterSearch is called when a check's search returns; tests replace it.
@@ -69,6 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
+	fs.BoolVar(&f.coverage, "coverage", false, "print, per kind of action, the states where it was enabled and the steps it took, and the kinds never taken")
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, and "+traces.ManifestName)
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
@@ -133,6 +135,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if over.Symmetry && !spec.Family.Symmetry {
 		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction", spec.Model)
+	}
+	if f.coverage && f.resume != "" {
+		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")
 	}
 	var resumed *loadedCheckpoint
 	if f.resume != "" {
@@ -205,6 +210,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Progress = out.progress
 		opts.Phase = out.phase
+		opts.Coverage = f.coverage
 		out.weak, out.strong, out.live = fairnessOf(r, opts)
 		var ck *checkpointer
 		if f.checkpoint != "" || resumed != nil {
@@ -565,6 +571,13 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if o.live {
 			ev["fairness"] = map[string]any{"weak": o.weak, "strong": o.strong}
 		}
+		if res.Coverage != nil {
+			var cov []map[string]any
+			for _, k := range res.Coverage {
+				cov = append(cov, map[string]any{"kind": k.Kind, "enabled": k.Enabled, "taken": k.Taken})
+			}
+			ev["coverage"] = cov
+		}
 		o.event(ev)
 		return
 	}
@@ -593,6 +606,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	fmt.Fprintf(w, "Finished in %s.\n", specs.FormatElapsed(st.Elapsed))
 	for _, p := range files {
 		fmt.Fprintf(w, "Wrote %s\n", p)
+	}
+	if res.Coverage != nil {
+		printCoverage(w, res.Coverage)
 	}
 	if o.live {
 		fmt.Fprintln(w, fairnessText(o.weak, o.strong))
@@ -773,4 +789,26 @@ func wrap(text string, width int, indent string) string {
 		col += len(word)
 	}
 	return b.String()
+}
+
+// printCoverage prints, per kind of action, the states where it was enabled and the steps it
+// took (TLC's coverage), then the kinds never taken: a part of the model these bounds never
+// exercise, which a passing check says nothing about.
+func printCoverage(w io.Writer, cov []checker.KindCoverage) {
+	width := len("ACTION")
+	for _, k := range cov {
+		width = max(width, len(k.Kind))
+	}
+	fmt.Fprintln(w, "Coverage, per kind of action (over the states this search expanded):")
+	fmt.Fprintf(w, "  %-*s  %12s  %12s\n", width, "ACTION", "ENABLED IN", "STEPS TAKEN")
+	var never []string
+	for _, k := range cov {
+		fmt.Fprintf(w, "  %-*s  %12d  %12d\n", width, k.Kind, k.Enabled, k.Taken)
+		if k.Taken == 0 {
+			never = append(never, k.Kind)
+		}
+	}
+	if len(never) > 0 {
+		fmt.Fprintln(w, wrap("Never taken at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
+	}
 }

@@ -91,3 +91,36 @@ func TestFairnessText(t *testing.T) {
 		}
 	}
 }
+
+// Reference: issue 13 (--coverage, as TLC's): per kind of action, the states where it was
+// enabled and the steps it took, and the kinds never taken.
+func TestCoverageFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", "../../specs/twophase.toml", "--check", "fixed", "--coverage", "--workers", "2"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"Coverage, per kind of action (over the states this search expanded):\n  ACTION             ENABLED IN   STEPS TAKEN\n",
+		"  TMCommit                    1             1\n",
+		"  RMRcvAbortMsg             216           648\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if strings.Contains(stdout.String(), "Never taken") {
+		t.Errorf("two-phase commit takes every kind:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"check", "../../specs/kafka-14154.toml", "--check", "buggy", "--coverage", "--workers", "1"}, &stdout, &stderr); code != exitLiveness {
+		t.Fatalf("kafka-14154: exit %d", code)
+	}
+	if !strings.Contains(stdout.String(), "Never taken at these bounds: LeaderAppend, NetworkReadRecord,") {
+		t.Errorf("kafka-14154 writes no record: want LeaderAppend never taken:\n%s", stdout.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"check", "../../specs/twophase.toml", "--check", "fixed", "--coverage", "--resume", t.TempDir()}, &stdout, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "--coverage counts a whole search") {
+		t.Errorf("--coverage --resume: got exit %d, %q", code, stderr.String())
+	}
+}
