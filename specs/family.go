@@ -68,7 +68,10 @@ type Family struct {
 	// Versions, when not empty, are the release lines the family's version constant names,
 	// oldest first, each with the mechanisms and fixes it has.
 	Versions []VersionInfo
-	Symmetry bool // the model implements checker.Symmetric
+	// Variables and Actions, when not empty, say what each printed state variable and each
+	// kind of action means (kmc list).
+	Variables, Actions []Term
+	Symmetry           bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	Build            func(cfg Config) (checker.Runnable, error)
@@ -121,3 +124,6 @@ type VersionInfo struct {
 	Name, Release string
 	Has           []string
 }
+
+// Term is a name the model prints and what it means.
+type Term struct{ Name, Doc string }

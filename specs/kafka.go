@@ -85,6 +85,8 @@ func kafkaFamily() Family {
 		},
 		Properties: props,
 		Versions:   kafkaVersions(),
+		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
+		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
 		Build:      buildKafka,
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
@@ -163,6 +165,29 @@ func kafkaVersions() []VersionInfo {
 	var out []VersionInfo
 	for _, p := range model.Profiles {
 		out = append(out, VersionInfo{Name: p.Name, Release: p.Release, Has: p.Mechanisms()})
+	}
+	return out
+}
+
+// kafkaVarNames are the Kafka model's variables, with the control plane's besides.
+func kafkaVarNames() []string {
+	single, _ := model.New(model.DefaultConfig())
+	cfg := model.DefaultConfig()
+	cfg.Controllers = 2
+	cp, _ := model.New(cfg)
+	names := append([]string{}, single.Vars()...)
+	for _, n := range cp.Vars() {
+		if !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func kafkaTerms(names []string, docs map[string]string) []Term {
+	var out []Term
+	for _, n := range names {
+		out = append(out, Term{n, docs[n]})
 	}
 	return out
 }

@@ -69,6 +69,18 @@ func writeFamily(w io.Writer, f specs.Family) {
 			}
 		}
 	}
+	for _, t := range []struct {
+		title string
+		terms []specs.Term
+	}{{"variables (as traces print them)", f.Variables}, {"kinds of action (parameters as traces print them)", f.Actions}} {
+		if len(t.terms) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %s:\n", t.title)
+		for _, x := range t.terms {
+			fmt.Fprintf(w, "    %s\n        %s\n", x.Name, x.Doc)
+		}
+	}
 	fmt.Fprintln(w, "  switches (fixes):")
 	if len(f.Switches) == 0 {
 		fmt.Fprintln(w, "    none")
