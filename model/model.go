@@ -132,6 +132,13 @@ func (c *Config) Validate() error {
 		}
 		return nil
 	}
+	// controller_broker 0 counts as 1; the range printed is the one kmc list shows.
+	checkHost := func(v, brokers int) error {
+		if v != 0 && (v < 1 || v > brokers) {
+			return check("controller_broker", v, 1, brokers)
+		}
+		return nil
+	}
 	var errs []error
 	for _, e := range []error{
 		check("brokers", c.Brokers, 2, MaxBrokers),
@@ -148,7 +155,7 @@ func (c *Config) Validate() error {
 		check("message_loss", c.MessageLoss, 0, 15),
 		check("leader_change", c.LeaderChange, 0, 15),
 		check("controllers", c.Controllers, 0, MaxControllers),
-		check("controller_broker", c.ControllerBroker, 0, c.Brokers),
+		checkHost(c.ControllerBroker, c.Brokers),
 		check("controller_failover", c.Failover, 0, MaxControllers-1),
 		check("session_loss", c.SessionLoss, 0, 15),
 		check("controlled_shutdown", c.ControlledShutdown, 0, 15),

@@ -45,7 +45,7 @@ expect = "ok"
 		// Reference: issue 13: every contradiction at once, not one per run.
 		{"all at once", spec("min_isr = 4\ncontroller_broker = 5", "[check.faults]\nsession_loss = 1\ncontrol_loss = 1"), nil,
 			"s.toml:6:11: constants.min_isr: min_isr = 4 outside 1..3 (checks fine, odd)\n" +
-				"s.toml:7:21: constants.controller_broker: controller_broker = 5 outside 0..3 (checks fine, odd)"},
+				"s.toml:7:21: constants.controller_broker: controller_broker = 5 outside 1..3 (checks fine, odd)"},
 		{"both rules at once", spec("", "[check.faults]\nsession_loss = 1\ncontrol_loss = 1"), nil,
 			"s.toml:15:16: check[1].faults.session_loss: controller_failover and session_loss need controllers >= 2\n" +
 				"s.toml:16:16: check[1].faults.control_loss: control_loss needs controllers >= 2 (the single controller's AlterPartition has no retry to model)"},
