@@ -73,7 +73,7 @@ var CaughtUpFollowerEventuallyInISR = Descriptor{
 	Doc: "whenever a live, registered follower of the store's leader (live, leading the store's epoch) has " +
 		"reached the leader's log end offset but is outside the leader's ISR, eventually no such follower exists: " +
 		"it is back in the ISR, or the leader, its epoch or a broker's liveness changed (P ~> not P under weak " +
-		"fairness). The second half of NoStuckAlterPartition in DESIGN §4: the persistent under-replicated " +
+		"fairness). The second half of the stuck-AlterPartition condition: the persistent under-replicated " +
 		"partition KAFKA-14154 reports",
 	Kind:  checker.LeadsTo,
 	Ref:   "KAFKA-14154",

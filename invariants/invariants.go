@@ -124,9 +124,10 @@ func noPermanentDivergence(m *model.Model, s *model.State) bool {
 var LogMatching = Descriptor{
 	Name: "LogMatching",
 	Doc: "if two replicas hold records of the same leader epoch at the same offset, their logs are equal " +
-		"up to and including that offset (Raft's Log Matching, KAFKA-NOTES §8 EpochOffsetLogMatching). " +
+		"up to and including that offset (Raft's Log Matching on (offset, epoch), EpochOffsetLogMatching in " +
+		"the published TLA+ specs of Kafka replication). " +
 		"A diagnostic: it flags KAFKA-18723 as soon as a mixed response is appended, before any high " +
-		"watermark passes the wrong record; the second clause of DESIGN's NoPermanentDivergence",
+		"watermark passes the wrong record; the second clause of NoPermanentDivergence",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-18723",
 	Build: invariant("LogMatching", logMatching),
