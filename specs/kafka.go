@@ -41,8 +41,9 @@ func kafkaFamily() Family {
 	return Family{
 		Name: "kafka",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
-			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, one controller or the ZooKeeper " +
-			"control plane, crashes, per Kafka release line (version)",
+			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller or the " +
+			"ZooKeeper control plane with up to three controller incarnations (controllers), crashes, per Kafka " +
+			"release line (version)",
 		Constants: []Param{
 			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
 			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
