@@ -153,6 +153,27 @@ type Property[S any] struct {
 	P, Q  func(s *S) bool
 }
 
+// malformed says what a property lacks for its kind, or "" when it is well formed.
+func (p *Property[S]) malformed() string {
+	switch p.Kind {
+	case Invariant, Sometimes, Eventually, AlwaysEventually:
+		if p.State == nil {
+			return "property " + p.Name + ": " + string(p.Kind) + " needs State"
+		}
+	case ActionProperty:
+		if p.Step == nil {
+			return "property " + p.Name + ": action property needs Step"
+		}
+	case LeadsTo:
+		if p.P == nil || p.Q == nil {
+			return "property " + p.Name + ": leadsto needs P and Q"
+		}
+	default:
+		return "property " + p.Name + ": unknown kind " + string(p.Kind)
+	}
+	return ""
+}
+
 // Options control a search. The zero value works: all cores, no limits, no symmetry.
 type Options struct {
 	Workers     int           // 0: runtime.NumCPU()

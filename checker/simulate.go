@@ -185,21 +185,8 @@ func newSim[S any](m Model[S], props []Property[S], opts SimOptions) (*sim[S], S
 	}
 	for i := range props {
 		p := &props[i]
-		switch p.Kind {
-		case Invariant, Sometimes, Eventually, AlwaysEventually:
-			if p.State == nil {
-				return fail("property " + p.Name + ": " + string(p.Kind) + " needs State")
-			}
-		case ActionProperty:
-			if p.Step == nil {
-				return fail("property " + p.Name + ": action property needs Step")
-			}
-		case LeadsTo:
-			if p.P == nil || p.Q == nil {
-				return fail("property " + p.Name + ": leadsto needs P and Q")
-			}
-		default:
-			return fail("property " + p.Name + ": unknown kind " + string(p.Kind))
+		if why := p.malformed(); why != "" {
+			return fail(why)
 		}
 		switch p.Kind {
 		case Invariant:

@@ -451,6 +451,18 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 		resp.Err = ErrNotController
 		resp.Epoch, resp.Off, resp.HW, resp.DivE, resp.DivO = req.Epoch, req.Off, req.HW, req.DivE, req.DivO
 	}
+	// write writes leader, epoch and isr conditional on zkVersion ver and answers with the
+	// outcome: the new state, NOT_CONTROLLER, or INVALID_UPDATE_VERSION.
+	write := func(ver, leader, epoch, isr uint8) {
+		switch m.zkWrite(t, i, ver, leader, epoch, isr) {
+		case zkMoved:
+			notController()
+		case zkBadVersion:
+			resp.Err = ErrInvalidUpdateVersion
+		default:
+			resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
+		}
+	}
 	ahead := req.Off > c.ZkVer || req.Epoch > c.LEpoch
 	fix := m.fixed(FixBit14154)
 	v33 := m.p.AlterValidation33
@@ -466,27 +478,13 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 	case !v33:
 		// Kafka 2.7-3.2: the request's leader and ISR are written as they are, conditional on
 		// the request's zkVersion (zkClient.updateLeaderAndIsr with the requested state).
-		switch m.zkWrite(t, i, req.Off, req.From+1, req.Epoch, req.HW) {
-		case zkMoved:
-			notController()
-		case zkBadVersion:
-			resp.Err = ErrInvalidUpdateVersion
-		default:
-			resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
-		}
+		write(req.Off, req.From+1, req.Epoch, req.HW)
 	case req.Off < c.ZkVer || (!fix && req.Off != c.ZkVer):
 		resp.Err = ErrInvalidUpdateVersion
 	case req.HW&^c.Live != 0:
 		resp.Err = ErrIneligibleReplica
 	default:
-		switch m.zkWrite(t, i, c.ZkVer, c.Leader, c.LEpoch, req.HW) {
-		case zkMoved:
-			notController()
-		case zkBadVersion:
-			resp.Err = ErrInvalidUpdateVersion
-		default:
-			resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
-		}
+		write(c.ZkVer, c.Leader, c.LEpoch, req.HW)
 	}
 	t.Net.add(resp)
 }

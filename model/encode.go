@@ -558,27 +558,9 @@ func (m *Model) Format(s *State) string {
 		}
 		buf = append(buf, "] hw="...)
 		buf = strconv.AppendInt(buf, int64(r.HW), 10)
-		buf = append(buf, " cache=["...)
-		for i := uint8(0); i < r.NCache; i++ {
-			if i > 0 {
-				buf = append(buf, ' ')
-			}
-			buf = strconv.AppendInt(buf, int64(r.Cache[i].Epoch), 10)
-			buf = append(buf, '@')
-			buf = strconv.AppendInt(buf, int64(r.Cache[i].Start), 10)
-		}
-		buf = append(buf, ']')
+		buf = fmtEntries(append(buf, " cache="...), r.Cache[:r.NCache])
 		if r.NStale > 0 {
-			buf = append(buf, " file+["...)
-			for i := uint8(0); i < r.NStale; i++ {
-				if i > 0 {
-					buf = append(buf, ' ')
-				}
-				buf = strconv.AppendInt(buf, int64(r.Stale[i].Epoch), 10)
-				buf = append(buf, '@')
-				buf = strconv.AppendInt(buf, int64(r.Stale[i].Start), 10)
-			}
-			buf = append(buf, ']')
+			buf = fmtEntries(append(buf, " file+"...), r.Stale[:r.NStale])
 		}
 		if r.Role == RoleLeader {
 			buf = append(buf, " isr="...)
@@ -920,6 +902,20 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 			continue
 		}
 		buf = appendEvent(buf, &first, "send", g.From, g.To, g, msgLabel(g, pos))
+	}
+	return append(buf, ']')
+}
+
+// fmtEntries appends leader-epoch cache entries as [epoch@start ...].
+func fmtEntries(buf []byte, es []EpochEntry) []byte {
+	buf = append(buf, '[')
+	for i, e := range es {
+		if i > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = strconv.AppendInt(buf, int64(e.Epoch), 10)
+		buf = append(buf, '@')
+		buf = strconv.AppendInt(buf, int64(e.Start), 10)
 	}
 	return append(buf, ']')
 }

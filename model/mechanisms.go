@@ -156,23 +156,13 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 		g.cutStep(a, BoundControlledShutdown)
 		return
 	}
+	var nc Controller // the single controller's state after it moved b's partition
 	if !m.cp() {
-		nc, ok := m.brokerFailed(s.Ctrl, b)
-		if !ok {
+		var ok bool
+		if nc, ok = m.brokerFailed(s.Ctrl, b); !ok {
 			g.cutStep(a, BoundMaxEpoch)
 			return
 		}
-		for j := r.NCache; j <= r.NCache+r.NStale; j++ {
-			aj := a
-			if j > r.NCache {
-				aj = act2(KindBrokerControlledShutdown, b, int(j-r.NCache))
-			}
-			t := g.emit(aj)
-			t.Used[FaultControlledShutdown]++
-			m.stop(t, b, j, 0, r.LEO, false)
-			m.publish(t, nc, s.Ctrl)
-		}
-		return
 	}
 	for j := r.NCache; j <= r.NCache+r.NStale; j++ {
 		aj := a
@@ -181,12 +171,15 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 		}
 		t := g.emit(aj)
 		t.Used[FaultControlledShutdown]++
-		if !m.cpControlledShutdown(t, b) {
+		if m.cp() && !m.cpControlledShutdown(t, b) {
 			g.retract()
 			g.cutStep(aj, BoundMaxEpoch)
 			return
 		}
 		m.stop(t, b, j, 0, r.LEO, false)
+		if !m.cp() {
+			m.publish(t, nc, s.Ctrl)
+		}
 	}
 }
 
@@ -252,32 +245,19 @@ func (m *Model) preferredSteps(g *gen) {
 	if !budget && !g.cutOn {
 		return
 	}
-	if !m.cp() {
-		c := s.Ctrl
-		if c.Leader == 1 || !has(c.ISR, 0) || !has(c.Live, 0) {
+	// Enabled: broker 1 is live and in the ISR but not leader, in the view of the single
+	// controller, or of the active controller and the store.
+	st := &s.Ctrl
+	i := int(s.CP.N) - 1
+	if m.cp() {
+		c := &s.CP.C[i]
+		if !c.Session || !c.Active || s.CP.Writer > c.Epoch || c.Leader == 1 || !has(c.Live, 0) {
 			return
 		}
-		if !budget {
-			g.cutStep(a, BoundPreferred)
-			return
-		}
-		if int(c.Epoch) >= m.C.MaxEpoch {
-			g.cutStep(a, BoundMaxEpoch)
-			return
-		}
-		t := g.emit(a)
-		t.Used[FaultPreferred]++
-		nc := c
-		nc.Leader, nc.Epoch, nc.PEpoch = 1, c.Epoch+1, c.PEpoch+1
-		m.publish(t, nc, c)
+	} else if !has(st.Live, 0) {
 		return
 	}
-	p := &s.CP
-	i := int(p.N) - 1
-	c := &p.C[i]
-	st := &s.Ctrl
-	if !c.Session || !c.Active || p.Writer > c.Epoch || c.Leader == 1 || !has(c.Live, 0) ||
-		st.Leader == 1 || !has(st.ISR, 0) {
+	if st.Leader == 1 || !has(st.ISR, 0) {
 		return
 	}
 	if !budget {
@@ -290,6 +270,12 @@ func (m *Model) preferredSteps(g *gen) {
 	}
 	t := g.emit(a)
 	t.Used[FaultPreferred]++
+	if !m.cp() {
+		nc := *st
+		nc.Leader, nc.Epoch, nc.PEpoch = 1, st.Epoch+1, st.PEpoch+1
+		m.publish(t, nc, *st)
+		return
+	}
 	if m.zkWrite(t, i, st.PEpoch, 1, st.Epoch+1, st.ISR) == zkOK {
 		t.CP.C[i].Offline = false
 		m.sendLeaderAndIsr(t, i, t.CP.C[i].Live)

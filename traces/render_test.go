@@ -89,14 +89,7 @@ func TestPNGDrawsLines(t *testing.T) {
   a -> b [color="#2ca02c", arrowhead=none, penwidth=2];
   b -> a [color="#17becf", style=dashed, penwidth=2];
 }`
-	var b bytes.Buffer
-	if err := RenderDOT(&b, []byte(dot), "png", ""); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&b)
-	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
-	}
+	img := dotPNG(t, dot)
 	for _, tc := range []struct {
 		what, color string
 		min         int
@@ -119,14 +112,7 @@ func TestPNGDrawsFillsAndText(t *testing.T) {
 	dot := `digraph g {
   a [shape=box, style=filled, fillcolor="#ffd700", color="#9467bd", fontcolor="#000000", fontsize=24, label="WWWWWW"];
 }`
-	var b bytes.Buffer
-	if err := RenderDOT(&b, []byte(dot), "png", ""); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&b)
-	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
-	}
+	img := dotPNG(t, dot)
 	if got := countColor(img, "#ffd700"); got < 1000 {
 		t.Errorf("fill: got %d pixels of #ffd700, want at least 1000", got)
 	}
@@ -170,4 +156,18 @@ func TestRenderDOTErrors(t *testing.T) {
 	if err := RenderDOT(io.Discard, []byte("digraph {}"), "gif", ""); err == nil || !strings.Contains(err.Error(), `unknown format "gif"`) {
 		t.Errorf("bad format: got %v", err)
 	}
+}
+
+// dotPNG renders dot as a PNG through RenderDOT and decodes it.
+func dotPNG(t *testing.T, dot string) image.Image {
+	t.Helper()
+	var b bytes.Buffer
+	if err := RenderDOT(&b, []byte(dot), "png", ""); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	return img
 }

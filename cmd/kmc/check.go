@@ -198,11 +198,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 			break
 		}
-		r, opts, err := spec.Runnable(c)
-		if err != nil {
-			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
-			hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
-			return exitUsage
+		r, opts, code := runnable("check", spec, c, stderr)
+		if r == nil {
+			return code
 		}
 		opts = specs.MergeOptions(opts, over, forceMemory)
 		if opts.Workers == 0 {
@@ -811,4 +809,16 @@ func printCoverage(w io.Writer, cov []checker.KindCoverage) {
 	if len(never) > 0 {
 		fmt.Fprintln(w, wrap("Never taken at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
 	}
+}
+
+// runnable builds check c of spec for command cmd; a configuration the model refuses is a
+// usage error (nil, exit 2).
+func runnable(cmd string, spec *specs.Spec, c *specs.Check, stderr io.Writer) (checker.Runnable, checker.Options, int) {
+	r, opts, err := spec.Runnable(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
+		return nil, opts, exitUsage
+	}
+	return r, opts, exitOK
 }

@@ -123,11 +123,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 			}
 			break
 		}
-		r, opts, err := spec.Runnable(c)
-		if err != nil {
-			fmt.Fprintf(stderr, "kmc: simulate: %v\n", err)
-			hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
-			return exitUsage
+		r, opts, code := runnable("simulate", spec, c, stderr)
+		if r == nil {
+			return code
 		}
 		so := checker.SimOptions{Seed: f.seed, Runs: f.runs, FirstRun: f.firstRun, Depth: f.depth,
 			Workers: opts.Workers, Time: budget, Deadlock: opts.Deadlock || f.deadlock,
