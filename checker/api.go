@@ -151,6 +151,14 @@ type Property[S any] struct {
 	State func(s *S) bool
 	Step  func(from *S, a uint64, to *S) bool
 	P, Q  func(s *S) bool
+	// Explain, when not nil, says in a short text why the property fails at s, for the
+	// witness printed after a counterexample: for an invariant, why State is false in the
+	// violating state; for Eventually and AlwaysEventually, why State is false in the loop's
+	// first state; for LeadsTo, why Q is false there (the engine says where P held). It runs
+	// only when a trace is built.
+	Explain func(s *S) string
+	// ExplainStep, for an action property, says why Step is false on the step.
+	ExplainStep func(from *S, a uint64, to *S) string
 }
 
 // malformed says what a property lacks for its kind, or "" when it is well formed.
@@ -299,6 +307,10 @@ type Trace struct {
 	// Stutter is true when the lasso ends by stuttering forever in the last state.
 	Stutter bool
 	Actors  []string // from Eventer, when the model has it
+	// Witness says why the trace is a counterexample (see Property.Explain): the property,
+	// the state or step that breaks it and the model's explanation; for a lasso, what holds
+	// on the loop and which fair steps it takes. "" when there is none (a Sometimes property).
+	Witness string
 }
 
 // TraceState is one state of a trace and the action that led to it.
@@ -336,6 +348,8 @@ type Runnable interface {
 type ReplayReport struct {
 	Steps    int      // number of states replayed
 	Violates []string // names of bound properties the trace violates
+	// Witnesses says, for each of Violates (same order), why the trace violates it.
+	Witnesses []string
 }
 
 // Graph is a whole reachable state graph, for small models.

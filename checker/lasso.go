@@ -16,7 +16,8 @@ type lstep struct {
 }
 
 // lassoTrace replays a lasso into a trace.
-func (e *engine[S]) lassoTrace(prop string, l lasso) *Trace {
+func (e *engine[S]) lassoTrace(p *Property[S], l lasso) *Trace {
+	prop := p.Name
 	prefix := e.pathTo(l.start)
 	hops := e.parentHops(prefix)
 	for _, s := range append(append([]lstep(nil), l.path...), l.cycle...) {
@@ -34,12 +35,15 @@ func (e *engine[S]) lassoTrace(prop string, l lasso) *Trace {
 	if !r.fairLoop(states[:n+1-b2i(closed)], acts, from, back, closed, e.fairness) {
 		panic("checker: liveness: the reported loop is not fair")
 	}
+	wf := witnessFair[S]{m: e.m, bnd: e.bnd, fairness: e.fairness}
 	if l.stutter {
 		t := e.makeTrace(prop, states, acts)
 		t.Stutter = true
+		t.Witness = lassoWitness(wf, p, states, acts, from, 0, false)
 		return t
 	}
 	t := e.makeTrace(prop, states[:n], acts[:n-1])
+	t.Witness = lassoWitness(wf, p, states[:n], acts[:n-1], from, back, true)
 	t.Loop = n - len(l.cycle)
 	t.BackAction = e.m.ActionName(acts[n-1])
 	t.BackKind = kindName(e.m.ActionKinds(), e.m.ActionKind(acts[n-1]))

@@ -87,7 +87,7 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		e.phase(PhaseLiveness+p.Name, st)
 		status, lasso := lc.check(p.Kind, e.flags[j], true)
 		if status == liveViolated {
-			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p.Name, lasso)}, liveViolated
+			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p, lasso)}, liveViolated
 		}
 		var why []string
 		var raise []string

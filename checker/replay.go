@@ -67,26 +67,28 @@ func replay[S any](m Model[S], props []Property[S], t *Trace) (ReplayReport, err
 	rep := ReplayReport{Steps: len(states)}
 	for pi := range props {
 		p := &props[pi]
-		bad := false
+		bad, wit := false, ""
 		switch p.Kind {
 		case Invariant:
 			for i := range states {
 				if !p.State(&states[i]) {
-					bad = true
+					bad, wit = true, stateWitness(p, &states[i], i)
 					break
 				}
 			}
 		case ActionProperty:
 			for i := 1; i < len(states); i++ {
 				if !p.Step(&states[i-1], codes[i-1], &states[i]) {
-					bad = true
+					bad, wit = true, stepWitness(m, p, &states[i-1], codes[i-1], &states[i], i)
 					break
 				}
 			}
 			if !bad && loop >= 0 {
 				last := states[len(states)-1]
 				to := states[loop]
-				bad = !p.Step(&last, back, &to)
+				if !p.Step(&last, back, &to) {
+					bad, wit = true, stepWitness(m, p, &last, back, &to, loop)
+				}
 			}
 		case LeadsTo, Eventually, AlwaysEventually:
 			cycleFrom := loop
@@ -96,10 +98,15 @@ func replay[S any](m Model[S], props []Property[S], t *Trace) (ReplayReport, err
 			if cycleFrom < 0 {
 				break
 			}
-			bad = lassoViolates(p, states, cycleFrom) && r.fairLoop(states, codes, cycleFrom, back, loop >= 0, func(k int) Fairness { return Fairness(m.Fairness(k)) })
+			fair := func(k int) Fairness { return Fairness(m.Fairness(k)) }
+			bad = lassoViolates(p, states, cycleFrom) && r.fairLoop(states, codes, cycleFrom, back, loop >= 0, fair)
+			if bad {
+				wit = lassoWitness(witnessFair[S]{m: m, bnd: r.bnd, fairness: fair}, p, states, codes, cycleFrom, back, loop >= 0)
+			}
 		}
 		if bad {
 			rep.Violates = append(rep.Violates, p.Name)
+			rep.Witnesses = append(rep.Witnesses, wit)
 		}
 	}
 	return rep, nil

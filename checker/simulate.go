@@ -429,7 +429,7 @@ func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 		w.succ, w.acts = s.m.Next(&w.path[i], w.succ[:0], w.acts[:0])
 		w.generated += int64(len(w.succ))
 		if len(w.succ) == 0 && s.opts.Deadlock && !w.anyCut(i) {
-			return w.safetyViolation("Deadlock", i, false), true
+			return w.safetyViolation(-1, i, false), true
 		}
 		if v := w.stutter(i); v != nil {
 			return v, true
@@ -446,7 +446,7 @@ func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 		}
 		for _, pi := range s.act {
 			if !s.props[pi].Step(&w.path[i], a, &w.path[p]) {
-				return w.safetyViolation(s.props[pi].Name, p, true), true
+				return w.safetyViolation(pi, p, true), true
 			}
 		}
 		if prev >= 0 {
@@ -593,7 +593,7 @@ func (w *simWorker[S]) checkState(p int) *simViolation {
 	s := w.s
 	for _, pi := range s.inv {
 		if !s.props[pi].State(&w.path[p]) {
-			return w.safetyViolation(s.props[pi].Name, p, false)
+			return w.safetyViolation(pi, p, false)
 		}
 	}
 	return nil
@@ -804,9 +804,9 @@ func span(lo, hi int) []int {
 	return out
 }
 
-// safetyViolation reports property prop violated at position p (by the step into p when
-// step is set), with the walk to it made loop-free.
-func (w *simWorker[S]) safetyViolation(prop string, p int, step bool) *simViolation {
+// safetyViolation reports property pi (-1: deadlock) violated at position p (by the step
+// into p when step is set), with the walk to it made loop-free.
+func (w *simWorker[S]) safetyViolation(pi int, p int, step bool) *simViolation {
 	var pos []int
 	if step {
 		pos = append(w.prefix(p-1), p)
@@ -814,7 +814,21 @@ func (w *simWorker[S]) safetyViolation(prop string, p int, step bool) *simViolat
 		pos = w.prefix(p)
 	}
 	states, acts := w.states(pos)
-	return &simViolation{prop: prop, trace: makeTrace(w.s.m, w.s.ev, prop, states, acts)}
+	prop := "Deadlock"
+	if pi >= 0 {
+		prop = w.s.props[pi].Name
+	}
+	t := makeTrace(w.s.m, w.s.ev, prop, states, acts)
+	n := len(states) - 1
+	switch {
+	case pi < 0:
+		t.Witness = deadlockWitness(n)
+	case step:
+		t.Witness = stepWitness(w.s.m, &w.s.props[pi], &states[n-1], acts[n-1], &states[n], n)
+	default:
+		t.Witness = stateWitness(&w.s.props[pi], &states[n], n)
+	}
+	return &simViolation{prop: prop, trace: t}
 }
 
 // lassoViolation reports liveness property li violated on the lasso whose loop is the walk's
@@ -848,6 +862,8 @@ func (w *simWorker[S]) lassoViolation(li, j, i int, back uint64, closed bool) *s
 			" is not one by the replayer's rules")
 	}
 	t := makeTrace(s.m, s.ev, p.Name, states, acts)
+	wf := witnessFair[S]{m: s.m, bnd: s.bnd, fairness: s.kindFairness}
+	t.Witness = lassoWitness(wf, p, states, acts, from, back, closed)
 	if closed {
 		t.Loop = from
 		t.BackAction = s.m.ActionName(back)

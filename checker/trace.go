@@ -166,7 +166,17 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 	}
 	canon, codes := e.canonWalk(path[0], hops)
 	states, acts := e.actualWalk(path[0], canon, codes, lastProp)
-	return e.makeTrace(e.violName(v), states, acts)
+	t := e.makeTrace(e.violName(v), states, acts)
+	n := len(states) - 1
+	switch {
+	case v.prop < 0:
+		t.Witness = deadlockWitness(n)
+	case v.step:
+		t.Witness = stepWitness(e.m, &e.props[v.prop], &states[n-1], acts[n-1], &states[n], n)
+	default:
+		t.Witness = stateWitness(&e.props[v.prop], &states[n], n)
+	}
+	return t
 }
 
 // makeTrace renders states (and the action codes between them) for the renderers.

@@ -35,8 +35,9 @@ func leaderless(m *model.Model, s *model.State) bool {
 
 func leaderlessWithLiveISR(m *model.Model) checker.Property[model.State] {
 	return checker.Property[model.State]{Name: "NoLeaderlessPartitionWithLiveISR", Kind: checker.LeadsTo,
-		P: func(s *model.State) bool { return leaderless(m, s) },
-		Q: func(s *model.State) bool { return s.Ctrl.Leader != 0 }}
+		P:       func(s *model.State) bool { return leaderless(m, s) },
+		Q:       func(s *model.State) bool { return s.Ctrl.Leader != 0 },
+		Explain: func(s *model.State) string { return explainLeaderless(m, s) }}
 }
 
 // NoStuckAlterPartition: a pending AlterPartition is resolved.
@@ -63,8 +64,9 @@ func pendingAlter(m *model.Model, s *model.State) bool {
 
 func stuckAlterPartition(m *model.Model) checker.Property[model.State] {
 	return checker.Property[model.State]{Name: "NoStuckAlterPartition", Kind: checker.LeadsTo,
-		P: func(s *model.State) bool { return pendingAlter(m, s) },
-		Q: func(s *model.State) bool { return !pendingAlter(m, s) }}
+		P:       func(s *model.State) bool { return pendingAlter(m, s) },
+		Q:       func(s *model.State) bool { return !pendingAlter(m, s) },
+		Explain: func(s *model.State) string { return explainPendingAlter(m, s) }}
 }
 
 // CaughtUpFollowerEventuallyInISR: a caught-up follower outside the ISR rejoins it.
@@ -97,8 +99,9 @@ func caughtUpOutside(m *model.Model, s *model.State) bool {
 
 func caughtUpOutsideISR(m *model.Model) checker.Property[model.State] {
 	return checker.Property[model.State]{Name: "CaughtUpFollowerEventuallyInISR", Kind: checker.LeadsTo,
-		P: func(s *model.State) bool { return caughtUpOutside(m, s) },
-		Q: func(s *model.State) bool { return !caughtUpOutside(m, s) }}
+		P:       func(s *model.State) bool { return caughtUpOutside(m, s) },
+		Q:       func(s *model.State) bool { return !caughtUpOutside(m, s) },
+		Explain: func(s *model.State) string { return explainCaughtUpOutside(m, s) }}
 }
 
 // ControllerCacheMatchesStore: the active controller's cache is the store's partition state.
@@ -110,7 +113,7 @@ var ControllerCacheMatchesStore = Descriptor{
 		"without the control plane",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-5480; KAFKA-6082",
-	Build: invariant("ControllerCacheMatchesStore", cacheMatchesStore),
+	Build: invariant("ControllerCacheMatchesStore", cacheMatchesStore, explainCacheMatchesStore),
 }
 
 func cacheMatchesStore(m *model.Model, s *model.State) bool {

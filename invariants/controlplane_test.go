@@ -66,6 +66,12 @@ func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
 		if !a || !v {
 			t.Errorf("%s: trace has the zombie's AlterPartition handling: %v, FENCED_LEADER_EPOCH: %v; want both", tc.name, a, v)
 		}
+		for _, want := range []string{"leader b2 (epoch 2) has an AlterPartition pending: ISR {b2}, proposed {b1, b2}",
+			"it sends to c1 (controller epoch 1), the highest controller epoch it has seen is 2", "c2 on b2 epoch 2 active"} {
+			if !strings.Contains(res.Trace.Witness, want) {
+				t.Errorf("%s: witness %q lacks %q", tc.name, res.Trace.Witness, want)
+			}
+		}
 	}
 }
 
@@ -87,6 +93,10 @@ func TestControllerCacheMatchesStore(t *testing.T) {
 	}
 	if a, _ := traceHas(res.Trace, "ControllerHandleBrokerFailure(1,2)", ""); !a {
 		t.Errorf("buggy: the trace has no zombie write ControllerHandleBrokerFailure(1,2)")
+	}
+	if want := "ControllerCacheMatchesStore is false in state"; !strings.Contains(res.Trace.Witness, want) ||
+		!strings.Contains(res.Trace.Witness, "the active controller c2 (on b") {
+		t.Errorf("buggy: witness %q names no controller cache and store", res.Trace.Witness)
 	}
 	m, _ = model.New(cp14154(false, false))
 	res = checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})

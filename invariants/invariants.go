@@ -49,10 +49,13 @@ func ByName(name string) (Descriptor, bool) {
 	return Descriptor{}, false
 }
 
-func invariant(name string, f func(m *model.Model, s *model.State) bool) func(m *model.Model) checker.Property[model.State] {
+// invariant builds an invariant from its predicate f and its explanation (the witness text
+// of a state in which f is false).
+func invariant(name string, f func(m *model.Model, s *model.State) bool, explain func(m *model.Model, s *model.State) string) func(m *model.Model) checker.Property[model.State] {
 	return func(m *model.Model) checker.Property[model.State] {
 		return checker.Property[model.State]{Name: name, Kind: checker.Invariant,
-			State: func(s *model.State) bool { return f(m, s) }}
+			State:   func(s *model.State) bool { return f(m, s) },
+			Explain: func(s *model.State) string { return explain(m, s) }}
 	}
 }
 
@@ -68,7 +71,7 @@ var NoCommittedDataLoss = Descriptor{
 		"bounced broker from the ISR, unless it is the last member (KIP-966's Last Replica Standing)",
 	Kind:  checker.Invariant,
 	Ref:   "KIP-101",
-	Build: invariant("NoCommittedDataLoss", noCommittedDataLoss),
+	Build: invariant("NoCommittedDataLoss", noCommittedDataLoss, explainCommittedDataLoss),
 }
 
 func noCommittedDataLoss(m *model.Model, s *model.State) bool {
@@ -102,7 +105,7 @@ var NoPermanentDivergence = Descriptor{
 		"high watermark (KAFKA-18723: a fetch response mixing two log versions)",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-18723",
-	Build: invariant("NoPermanentDivergence", noPermanentDivergence),
+	Build: invariant("NoPermanentDivergence", noPermanentDivergence, explainPermanentDivergence),
 }
 
 func noPermanentDivergence(m *model.Model, s *model.State) bool {
@@ -130,7 +133,7 @@ var LogMatching = Descriptor{
 		"watermark passes the wrong record; the second clause of NoPermanentDivergence",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-18723",
-	Build: invariant("LogMatching", logMatching),
+	Build: invariant("LogMatching", logMatching, explainLogMatching),
 }
 
 func logMatching(m *model.Model, s *model.State) bool {
@@ -164,7 +167,7 @@ var LeaderInISR = Descriptor{
 		"disabled) and an AlterPartition that drops the leader",
 	Kind:  checker.Invariant,
 	Ref:   "hachikuji/kafka-specification LeaderInIsr; Vanlightly ReplicationQuorumSupersetProperty",
-	Build: invariant("LeaderInISR", leaderInISR),
+	Build: invariant("LeaderInISR", leaderInISR, explainLeaderInISR),
 }
 
 func leaderInISR(m *model.Model, s *model.State) bool {
@@ -186,7 +189,7 @@ var OneLeaderPerEpoch = Descriptor{
 		"stamped with one epoch, which would make (offset, epoch) ambiguous and break the divergence check",
 	Kind:  checker.Invariant,
 	Ref:   "KIP-101",
-	Build: invariant("OneLeaderPerEpoch", oneLeaderPerEpoch),
+	Build: invariant("OneLeaderPerEpoch", oneLeaderPerEpoch, explainOneLeaderPerEpoch),
 }
 
 func oneLeaderPerEpoch(m *model.Model, s *model.State) bool {
@@ -220,6 +223,9 @@ var HighWatermarkMonotonic = Descriptor{
 					}
 				}
 				return true
+			},
+			ExplainStep: func(from *model.State, _ uint64, to *model.State) string {
+				return explainHighWatermarkMonotonic(m, from, to)
 			}}
 	},
 }
@@ -233,7 +239,7 @@ var EpochCacheMatchesLog = Descriptor{
 		"fetch loop (endOffsetFor answers a missing epoch with an older one)",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-13077",
-	Build: invariant("EpochCacheMatchesLog", epochCacheMatchesLog),
+	Build: invariant("EpochCacheMatchesLog", epochCacheMatchesLog, explainEpochCacheMatchesLog),
 }
 
 // NoMissingEpoch: no replica's cache answers an epoch its log carries with an older one.
@@ -244,7 +250,7 @@ var NoMissingEpoch = Descriptor{
 		"the KAFKA-13077 precondition: asked for E, the replica answers an older epoch, which diverges",
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-13077",
-	Build: invariant("NoMissingEpoch", noMissingEpoch),
+	Build: invariant("NoMissingEpoch", noMissingEpoch, explainMissingEpoch),
 }
 
 func noMissingEpoch(m *model.Model, s *model.State) bool {
@@ -297,8 +303,9 @@ func behind(m *model.Model, s *model.State) bool {
 
 func followerCatchesUp(m *model.Model) checker.Property[model.State] {
 	return checker.Property[model.State]{Name: "FollowerEventuallyCatchesUp", Kind: checker.LeadsTo,
-		P: func(s *model.State) bool { return behind(m, s) },
-		Q: func(s *model.State) bool { return !behind(m, s) }}
+		P:       func(s *model.State) bool { return behind(m, s) },
+		Q:       func(s *model.State) bool { return !behind(m, s) },
+		Explain: func(s *model.State) string { return explainBehind(m, s) }}
 }
 
 // stableLeader returns the controller's leader (broker index) and its replica when that

@@ -36,73 +36,80 @@ func TestInvariants(t *testing.T) {
 		d    Descriptor
 		edit func(s *model.State)
 		want bool
+		why  string // when want is false: the witness (Explain) of the state
 	}{
-		{"initial state", NoCommittedDataLoss, func(s *model.State) {}, true},
+		{"initial state", NoCommittedDataLoss, func(s *model.State) {}, true, ""},
 		{"acked record on leader and ISR", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			for b := 0; b < 3; b++ {
 				withLog(s, b, 1, e(1, 1))
 			}
-		}, true},
+		}, true, ""},
 		{"acked record missing on an ISR member", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			withLog(s, 0, 1, e(1, 1))
 			withLog(s, 1, 1, e(1, 1))
-		}, false},
+		}, false, "r1 was acknowledged at offset 0; b3, in the controller's ISR {b1, b2, b3} and up, holds nothing (its log ends at 0) there (hw 0, leo 0)"},
 		{"acked record missing on a member that is down", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			withLog(s, 0, 1, e(1, 1))
 			withLog(s, 1, 1, e(1, 1))
 			s.B[2].Alive = false
-		}, true},
+		}, true, ""},
 		{"acked record missing on a restarted, unregistered member", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			withLog(s, 0, 1, e(1, 1))
 			withLog(s, 1, 1, e(1, 1))
 			s.B[2].Register = true
-		}, true},
+		}, true, ""},
 		{"acked record replaced at its offset", NoCommittedDataLoss, func(s *model.State) {
 			s.Acked[0] = 1
 			for b := 0; b < 3; b++ {
 				withLog(s, b, 1, e(1, 1))
 			}
 			withLog(s, 0, 1, e(2, 2))
-		}, false},
+		}, false, "r1 was acknowledged at offset 0; b1, the controller's leader and up, holds e2:r2 there (hw 1, leo 1)"},
 		{"logs differ above the HWs", NoPermanentDivergence, func(s *model.State) {
 			withLog(s, 0, 1, e(1, 1), e(1, 2))
 			withLog(s, 1, 1, e(1, 1), e(2, 3))
-		}, true},
+		}, true, ""},
 		{"logs differ below both HWs", NoPermanentDivergence, func(s *model.State) {
 			withLog(s, 0, 2, e(1, 1), e(1, 2))
 			withLog(s, 1, 2, e(1, 1), e(2, 3))
-		}, false},
+		}, false, "offset 1: b1 holds e1:r2, b2 holds e2:r3, both below their high watermarks (hw b1=2, b2=2)"},
 		{"KAFKA-18723 mixed log", LogMatching, func(s *model.State) {
 			withLog(s, 1, 0, e(1, 1), e(2, 4))
 			withLog(s, 2, 0, e(2, 3), e(2, 4))
-		}, false},
+		}, false, "b2 and b3 both hold a batch of epoch 2 at offset 1, but at offset 0 b2 holds e1:r1 and b3 holds e2:r3"},
 		{"diverging suffix", LogMatching, func(s *model.State) {
 			withLog(s, 1, 0, e(1, 1), e(1, 2))
 			withLog(s, 2, 0, e(1, 1), e(2, 3))
-		}, true},
-		{"initial state", LeaderInISR, func(s *model.State) {}, true},
-		{"controller leader outside its ISR", LeaderInISR, func(s *model.State) { s.Ctrl.ISR = 0b110 }, false},
-		{"acting leader outside its own ISR", LeaderInISR, func(s *model.State) { s.B[0].ISR, s.B[0].MaxISR = 0b110, 0b110 }, false},
+		}, true, ""},
+		{"initial state", LeaderInISR, func(s *model.State) {}, true, ""},
+		{"controller leader outside its ISR", LeaderInISR, func(s *model.State) { s.Ctrl.ISR = 0b110 }, false, "the controller's leader b1 (epoch 1) is not in its ISR {b2, b3}"},
+		{"acting leader outside its own ISR", LeaderInISR, func(s *model.State) { s.B[0].ISR, s.B[0].MaxISR = 0b110, 0b110 }, false, "b1 acts as leader in epoch 1 with the ISR {b2, b3}, which lacks it"},
 		{"two leaders in different epochs", OneLeaderPerEpoch, func(s *model.State) {
 			s.B[1].Role, s.B[1].Epoch = model.RoleLeader, 2
-		}, true},
-		{"two leaders in one epoch", OneLeaderPerEpoch, func(s *model.State) { s.B[1].Role = model.RoleLeader }, false},
+		}, true, ""},
+		{"two leaders in one epoch", OneLeaderPerEpoch, func(s *model.State) { s.B[1].Role = model.RoleLeader }, false, "b1 and b2 both act as leader in epoch 1"},
 		{"cache matches log", EpochCacheMatchesLog, func(s *model.State) {
 			withLog(s, 1, 0, e(1, 1), e(2, 2))
 			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
 			s.B[1].Cache[1] = model.EpochEntry{Epoch: 2, Start: 1}
 			s.B[1].NCache = 2
-		}, true},
+		}, true, ""},
 		{"epoch missing from the cache (KAFKA-13077)", EpochCacheMatchesLog, func(s *model.State) {
 			withLog(s, 1, 0, e(1, 1), e(2, 2), e(3, 3))
 			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
 			s.B[1].Cache[1] = model.EpochEntry{Epoch: 3, Start: 2}
 			s.B[1].NCache = 2
-		}, false},
+		}, false, "b2 holds e2:r2 at offset 1, but its leader-epoch cache {e1@0, e3@2} gives epoch 1 there"},
+		{"epoch missing from the cache answers an older one", NoMissingEpoch, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(2, 2), e(3, 3))
+			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
+			s.B[1].Cache[1] = model.EpochEntry{Epoch: 3, Start: 2}
+			s.B[1].NCache = 2
+		}, false, "b2's log has a batch of epoch 2 at offset 1, but its leader-epoch cache {e1@0, e3@2} answers endOffsetFor(2) with epoch 1, end offset 2"},
 	}
 	for _, tt := range tests {
 		s := base
@@ -110,6 +117,11 @@ func TestInvariants(t *testing.T) {
 		p := tt.d.Build(m)
 		if got := p.State(&s); got != tt.want {
 			t.Errorf("%s: %s = %v, want %v", tt.d.Name, tt.name, got, tt.want)
+		}
+		if !tt.want {
+			if got := p.Explain(&s); got != tt.why {
+				t.Errorf("%s: %s: witness\n  %s\nwant\n  %s", tt.d.Name, tt.name, got, tt.why)
+			}
 		}
 	}
 }
@@ -137,6 +149,12 @@ func TestHighWatermarkMonotonic(t *testing.T) {
 		if got := p.Step(&from, 0, &tt.to); got != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
+		if !tt.want {
+			want := "b1 leads epoch 1 before and after the step, and its high watermark goes down from 2 to 1"
+			if got := p.ExplainStep(&from, 0, &tt.to); got != want {
+				t.Errorf("%s: witness %q, want %q", tt.name, got, want)
+			}
+		}
 	}
 }
 
@@ -152,6 +170,10 @@ func TestFollowerEventuallyCatchesUp(t *testing.T) {
 	if !p.P(&s) || p.Q(&s) {
 		t.Errorf("follower behind: P %v, Q %v; want true, false", p.P(&s), p.Q(&s))
 	}
+	want := "follower b2 of leader b1 (epoch 1) has log end offset 0, the leader's is 1; b2's last fetched epoch is 0 and its cache is {}, the leader's {e1@0}"
+	if got := p.Explain(&s); got != want {
+		t.Errorf("follower behind: witness %q, want %q", got, want)
+	}
 	s.B[0].Alive = false
 	if p.P(&s) {
 		t.Errorf("leader down: P = true, want false")
@@ -165,8 +187,12 @@ func TestDescriptors(t *testing.T) {
 			t.Errorf("descriptor %q: missing field or duplicate", d.Name)
 		}
 		seen[d.Name] = true
-		if p := d.Build(newModel(t, 2, 1)); p.Name != d.Name || p.Kind != d.Kind {
+		p := d.Build(newModel(t, 2, 1))
+		if p.Name != d.Name || p.Kind != d.Kind {
 			t.Errorf("%s: built %s of kind %s, want kind %s", d.Name, p.Name, p.Kind, d.Kind)
+		}
+		if (p.Kind == checker.ActionProperty) != (p.ExplainStep != nil) || (p.Kind != checker.ActionProperty) != (p.Explain != nil) {
+			t.Errorf("%s: a %s property needs a witness (Explain, or ExplainStep for an action property)", d.Name, p.Kind)
 		}
 	}
 }

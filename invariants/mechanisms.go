@@ -14,7 +14,7 @@ var PreferredLeaderRestored = Descriptor{
 		"brings it back; without one the property is vacuous, which kmc reports as a violation",
 	Kind:  checker.Sometimes,
 	Ref:   "auto.leader.rebalance.enable; KafkaController.checkAndTriggerAutoLeaderRebalance",
-	Build: sometimes("PreferredLeaderRestored", preferredLeaderRestored),
+	Build: sometimes("PreferredLeaderRestored", preferredLeaderRestored, explainPreferredLeader),
 }
 
 func preferredLeaderRestored(m *model.Model, s *model.State) bool {
@@ -22,9 +22,12 @@ func preferredLeaderRestored(m *model.Model, s *model.State) bool {
 	return s.Ctrl.Leader == 1 && s.Ctrl.Epoch > 2 && r.Alive && r.Role == model.RoleLeader && r.Epoch == s.Ctrl.Epoch
 }
 
-func sometimes(name string, f func(m *model.Model, s *model.State) bool) func(m *model.Model) checker.Property[model.State] {
+// sometimes builds a Sometimes property; explain describes a state in which f is false (a
+// Sometimes property has no counterexample trace: its explanation serves tests and tools).
+func sometimes(name string, f func(m *model.Model, s *model.State) bool, explain func(m *model.Model, s *model.State) string) func(m *model.Model) checker.Property[model.State] {
 	return func(m *model.Model) checker.Property[model.State] {
 		return checker.Property[model.State]{Name: name, Kind: checker.Sometimes,
-			State: func(s *model.State) bool { return f(m, s) }}
+			State:   func(s *model.State) bool { return f(m, s) },
+			Explain: func(s *model.State) string { return explain(m, s) }}
 	}
 }

@@ -239,3 +239,7 @@ func (r *Replica) AnswersLogEpochs() bool {
 	}
 	return true
 }
+
+// EndOffsetFor is the replica's answer to an OffsetsForLeaderEpoch request for epoch req
+// (endOffsetFor over its own log end offset), for the properties' explanations.
+func (r *Replica) EndOffsetFor(req uint8) (epoch, end uint8) { return r.endOffsetFor(req, r.LEO) }

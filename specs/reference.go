@@ -80,23 +80,24 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 	var props []checker.Property[reference.State]
 	for _, name := range cfg.Properties {
 		var f func(s *reference.State) bool
+		var x func(s *reference.State) string
 		switch name {
 		case "TypeOk":
-			f = m.TypeOk
+			f, x = m.TypeOk, m.ExplainTypeOk
 		case "TypeOkLiteral":
-			f = m.TypeOkLiteral
+			f, x = m.TypeOkLiteral, m.ExplainTypeOkLiteral
 		case "WeakIsr":
-			f = m.WeakIsr
+			f, x = m.WeakIsr, m.ExplainWeakIsr
 		case "StrongIsr":
-			f = m.StrongIsr
+			f, x = m.StrongIsr, m.ExplainStrongIsr
 		case "LeaderInIsr":
-			f = m.LeaderInIsr
+			f, x = m.LeaderInIsr, m.ExplainLeaderInIsr
 		case "LeaderInIsrLiteral":
-			f = m.LeaderInIsrLiteral
+			f, x = m.LeaderInIsrLiteral, m.ExplainLeaderInIsrLiteral
 		default:
 			return nil, fmt.Errorf("reference: property %q is not defined by %v", name, v)
 		}
-		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f})
+		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
 	return bind[reference.State](m, props, cfg), nil
 }
@@ -113,17 +114,18 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 	var props []checker.Property[reference.AsyncState]
 	for _, name := range cfg.Properties {
 		var f func(s *reference.AsyncState) bool
+		var x func(s *reference.AsyncState) string
 		switch name {
 		case "TypeOk":
-			f = m.TypeOk
+			f, x = m.TypeOk, m.ExplainTypeOk
 		case "TypeOkLiteral":
-			f = m.TypeOkLiteral
+			f, x = m.TypeOkLiteral, m.ExplainTypeOkLiteral
 		case "ValidHighWatermark":
-			f = m.ValidHighWatermark
+			f, x = m.ValidHighWatermark, m.ExplainValidHighWatermark
 		default:
 			return nil, fmt.Errorf("reference: property %q is not defined by AsyncIsr", name)
 		}
-		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f})
+		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
 	return bind[reference.AsyncState](m, props, cfg), nil
 }

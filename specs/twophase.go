@@ -45,17 +45,18 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 	var props []checker.Property[twophase.State]
 	for _, name := range cfg.Properties {
 		var f func(s *twophase.State) bool
+		var x func(s *twophase.State) string
 		switch name {
 		case "TCConsistent":
-			f = twophase.TCConsistent
+			f, x = twophase.TCConsistent, m.ExplainTCConsistent
 		case "TCTypeOK":
-			f = m.TCTypeOK
+			f, x = m.TCTypeOK, m.ExplainTCTypeOK
 		case "NotAllCommitted":
-			f = m.NotAllCommitted
+			f, x = m.NotAllCommitted, m.ExplainNotAllCommitted
 		default:
 			return nil, fmt.Errorf("twophase: unknown property %q", name)
 		}
-		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f})
+		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
 	return bind[twophase.State](m, props, cfg), nil
 }

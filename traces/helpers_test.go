@@ -41,6 +41,7 @@ func safetyTrace() *checker.Trace {
 		Vars:     []string{"x", "done", "log", "pc", "cfg"},
 		Actors:   []string{"p1", "p2"},
 		Loop:     -1,
+		Witness:  "CounterAtMostOne is false in state 3: x = 2, above the bound 1, after both processes bumped it",
 		States: []checker.TraceState{
 			{Values: []string{bi("0"), `{"#set":[]}`, `[]`,
 				`{"#map":[["p1","idle"],["p2","idle"]]}`, `{"max":` + bi("1") + `,"name":"toy","on":true}`}},

@@ -67,6 +67,9 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 	if t.Stutter {
 		meta = append(meta, [2]any{"kmc::stutter", true})
 	}
+	if t.Witness != "" {
+		meta = append(meta, [2]any{"kmc::witness", t.Witness})
+	}
 	for i, kv := range meta {
 		if i > 0 {
 			b.WriteString(",")
@@ -207,6 +210,9 @@ func loadITF(f *itfFile) (*checker.Trace, error) {
 		}
 	}
 	if err := metaString(f.Meta, "kmc::property", "#meta", &t.Property); err != nil {
+		return nil, fmt.Errorf("itf: %w", err)
+	}
+	if err := metaString(f.Meta, "kmc::witness", "#meta", &t.Witness); err != nil {
 		return nil, fmt.Errorf("itf: %w", err)
 	}
 	if raw, ok := f.Meta["kmc::actors"]; ok {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"kmc/checker"
 )
@@ -51,6 +52,7 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 	case t.Loop >= 0:
 		fmt.Fprintf(bw, "Back to state %d: <%s>\n", t.Loop+1, t.BackAction)
 	}
+	writeWitness(bw, t.Witness, t.Stutter || t.Loop >= 0)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("text: %w", err)
 	}
@@ -103,4 +105,44 @@ func validTrace(t *checker.Trace) error {
 		return fmt.Errorf("a trace cannot both loop back and stutter")
 	}
 	return nil
+}
+
+// witnessWidth is the column at which the witness is wrapped.
+const witnessWidth = 100
+
+// writeWitness prints the witness after the trace, wrapped at witnessWidth columns between
+// words, followed by a blank line (and preceded by one after a lasso's last line).
+func writeWitness(w io.Writer, witness string, lasso bool) {
+	if witness == "" {
+		return
+	}
+	if lasso {
+		fmt.Fprintln(w)
+	}
+	for _, line := range WrapWords("Why: "+witness, witnessWidth) {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+}
+
+// WrapWords breaks s into lines of at most width columns between words (a word longer than
+// width gets a line of its own); continuation lines are indented by two spaces.
+func WrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = "  " + word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -664,7 +664,7 @@ func traceJSON(t *checker.Trace) map[string]any {
 		states[i] = map[string]any{"action": st.Action, "kind": st.Kind, "values": vals}
 	}
 	return map[string]any{"property": t.Property, "vars": t.Vars, "states": states, "loop": t.Loop,
-		"back_action": t.BackAction, "stutter": t.Stutter}
+		"back_action": t.BackAction, "stutter": t.Stutter, "witness": t.Witness}
 }
 
 // dumpGraph writes the whole reachable graph of r as DOT to path, refusing (exit 2) when it

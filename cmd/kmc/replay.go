@@ -86,6 +86,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "It violates none of the check's properties.")
 	} else {
 		fmt.Fprintf(stdout, "It violates %s.\n", strings.Join(rep.Violates, ", "))
+		for _, w := range rep.Witnesses {
+			for _, line := range traces.WrapWords("Why: "+w, 100) {
+				fmt.Fprintln(stdout, line)
+			}
+		}
 	}
 	if t.Property != "" && t.Property != specs.DeadlockProperty {
 		for _, v := range rep.Violates {

@@ -1,0 +1,312 @@
+package invariants
+
+import (
+	"fmt"
+	"strings"
+
+	"kmc/model"
+)
+
+// The explanations below are the witnesses of the properties (checker.Property.Explain):
+// each says, in the vocabulary of the README's "Reading a Kafka trace", what in the state
+// breaks the property. Records are e<epoch>:r<id>, brokers b1..bN, controller incarnations
+// c1..c3 (in order of election).
+
+// broker names broker index b.
+func broker(b int) string { return fmt.Sprintf("b%d", b+1) }
+
+// leaderName names a leader field (broker index+1, 0 for none).
+func leaderName(l uint8) string {
+	if l == 0 {
+		return "none"
+	}
+	return broker(int(l) - 1)
+}
+
+// brokerSet prints a bit set of brokers: {b1, b3}.
+func brokerSet(m *model.Model, set uint8) string {
+	var names []string
+	for b := 0; b < m.C.Brokers; b++ {
+		if set&(1<<b) != 0 {
+			names = append(names, broker(b))
+		}
+	}
+	return "{" + strings.Join(names, ", ") + "}"
+}
+
+// record prints the record at offset o of r: e2:r3, "nothing" beyond its log end, or
+// "a hole" for a position without a batch.
+func record(r *model.Replica, o uint8) string {
+	switch {
+	case o >= r.LEO:
+		return "nothing (its log ends at " + fmt.Sprint(r.LEO) + ")"
+	case r.Log[o].Epoch == model.NoEpoch:
+		return "a hole"
+	}
+	return fmt.Sprintf("e%d:r%d", r.Log[o].Epoch, r.Log[o].ID)
+}
+
+// cache prints r's leader-epoch cache: {e1@0, e2@1}.
+func cache(r *model.Replica) string {
+	var es []string
+	for i := 0; i < int(r.NCache); i++ {
+		es = append(es, fmt.Sprintf("e%d@%d", r.Cache[i].Epoch, r.Cache[i].Start))
+	}
+	return "{" + strings.Join(es, ", ") + "}"
+}
+
+// brokerState says whether broker b is down, not yet registered, or its role and epoch.
+func brokerState(s *model.State, b int) string {
+	r := &s.B[b]
+	switch {
+	case !r.Alive:
+		return "down"
+	case r.Register:
+		return "restarted, not yet registered"
+	case r.Role == model.RoleLeader:
+		return fmt.Sprintf("leader in epoch %d", r.Epoch)
+	case r.Role == model.RoleFollower:
+		return fmt.Sprintf("follower of %s in epoch %d", leaderName(r.Leader), r.Epoch)
+	}
+	return "up, no partition state"
+}
+
+func explainCommittedDataLoss(m *model.Model, s *model.State) string {
+	for id := 0; id < m.C.MaxRecords; id++ {
+		if s.Acked[id] == 0 {
+			continue
+		}
+		off := s.Acked[id] - 1
+		for b := 0; b < m.C.Brokers; b++ {
+			r := &s.B[b]
+			role := "in the controller's ISR " + brokerSet(m, s.Ctrl.ISR)
+			if int(s.Ctrl.Leader) == b+1 {
+				role = "the controller's leader"
+			}
+			member := int(s.Ctrl.Leader) == b+1 || s.Ctrl.ISR&(1<<b) != 0
+			if !member || !r.Alive || r.Register {
+				continue
+			}
+			if off >= r.LEO || r.Log[off].ID != uint8(id+1) {
+				return fmt.Sprintf("r%d was acknowledged at offset %d; %s, %s and up, holds %s there (hw %d, leo %d)",
+					id+1, off, broker(b), role, record(r, off), r.HW, r.LEO)
+			}
+		}
+	}
+	return ""
+}
+
+func explainPermanentDivergence(m *model.Model, s *model.State) string {
+	for i := 0; i < m.C.Brokers; i++ {
+		for j := i + 1; j < m.C.Brokers; j++ {
+			a, b := &s.B[i], &s.B[j]
+			for o := uint8(0); o < min(a.HW, b.HW); o++ {
+				if a.Log[o] != b.Log[o] {
+					return fmt.Sprintf("offset %d: %s holds %s, %s holds %s, both below their high watermarks (hw %s=%d, %s=%d)",
+						o, broker(i), record(a, o), broker(j), record(b, o), broker(i), a.HW, broker(j), b.HW)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func explainLogMatching(m *model.Model, s *model.State) string {
+	for i := 0; i < m.C.Brokers; i++ {
+		for j := i + 1; j < m.C.Brokers; j++ {
+			a, b := &s.B[i], &s.B[j]
+			for o := int(min(a.LEO, b.LEO)) - 1; o >= 0; o-- {
+				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == model.NoEpoch {
+					continue
+				}
+				for p := 0; p <= o; p++ {
+					if a.Log[p] != b.Log[p] {
+						return fmt.Sprintf("%s and %s both hold a batch of epoch %d at offset %d, but at offset %d %s holds %s and %s holds %s",
+							broker(i), broker(j), a.Log[o].Epoch, o, p, broker(i), record(a, uint8(p)), broker(j), record(b, uint8(p)))
+					}
+				}
+				break
+			}
+		}
+	}
+	return ""
+}
+
+func explainLeaderInISR(m *model.Model, s *model.State) string {
+	if l := s.Ctrl.Leader; l != 0 && s.Ctrl.ISR&(1<<(l-1)) == 0 {
+		return fmt.Sprintf("the controller's leader %s (epoch %d) is not in its ISR %s", leaderName(l), s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
+	}
+	for b := 0; b < m.C.Brokers; b++ {
+		if r := &s.B[b]; r.Role == model.RoleLeader && r.ISR&(1<<b) == 0 {
+			return fmt.Sprintf("%s acts as leader in epoch %d with the ISR %s, which lacks it", broker(b), r.Epoch, brokerSet(m, r.ISR))
+		}
+	}
+	return ""
+}
+
+func explainOneLeaderPerEpoch(m *model.Model, s *model.State) string {
+	for a := 0; a < m.C.Brokers; a++ {
+		for b := a + 1; b < m.C.Brokers; b++ {
+			x, y := &s.B[a], &s.B[b]
+			if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch {
+				return fmt.Sprintf("%s and %s both act as leader in epoch %d", broker(a), broker(b), x.Epoch)
+			}
+		}
+	}
+	return ""
+}
+
+func explainHighWatermarkMonotonic(m *model.Model, from, to *model.State) string {
+	for b := 0; b < m.C.Brokers; b++ {
+		x, y := &from.B[b], &to.B[b]
+		if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
+			return fmt.Sprintf("%s leads epoch %d before and after the step, and its high watermark goes down from %d to %d", broker(b), x.Epoch, x.HW, y.HW)
+		}
+	}
+	return ""
+}
+
+func explainEpochCacheMatchesLog(m *model.Model, s *model.State) string {
+	for b := 0; b < m.C.Brokers; b++ {
+		r := &s.B[b]
+		j := -1
+		for o := uint8(0); o < r.LEO; o++ {
+			for j+1 < int(r.NCache) && r.Cache[j+1].Start <= o {
+				j++
+			}
+			if r.Log[o].ID == 0 {
+				continue
+			}
+			if j < 0 {
+				return fmt.Sprintf("%s holds %s at offset %d, but its leader-epoch cache %s has no entry at or below that offset", broker(b), record(r, o), o, cache(r))
+			}
+			if r.Cache[j].Epoch != r.Log[o].Epoch {
+				return fmt.Sprintf("%s holds %s at offset %d, but its leader-epoch cache %s gives epoch %d there", broker(b), record(r, o), o, cache(r), r.Cache[j].Epoch)
+			}
+		}
+	}
+	return ""
+}
+
+func explainMissingEpoch(m *model.Model, s *model.State) string {
+	for b := 0; b < m.C.Brokers; b++ {
+		r := &s.B[b]
+		for o := uint8(0); o < r.LEO; o++ {
+			e := r.Log[o].Epoch
+			if o > 0 && r.Log[o-1].Epoch == e {
+				continue
+			}
+			if got, end := r.EndOffsetFor(e); got != model.NoEpoch && got < e {
+				return fmt.Sprintf("%s's log has a batch of epoch %d at offset %d, but its leader-epoch cache %s answers endOffsetFor(%d) with epoch %d, end offset %d",
+					broker(b), e, o, cache(r), e, got, end)
+			}
+		}
+	}
+	return ""
+}
+
+func explainBehind(m *model.Model, s *model.State) string {
+	l, lr, ok := stableLeader(s)
+	if !ok {
+		return ""
+	}
+	for f := 0; f < m.C.Brokers; f++ {
+		r := &s.B[f]
+		if f != l && r.Alive && r.Role == model.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
+			return fmt.Sprintf("follower %s of leader %s (epoch %d) has log end offset %d, the leader's is %d; %s's last fetched epoch is %d and its cache is %s, the leader's %s",
+				broker(f), broker(l), lr.Epoch, r.LEO, lr.LEO, broker(f), r.LastEp, cache(r), cache(lr))
+		}
+	}
+	return ""
+}
+
+func explainLeaderless(m *model.Model, s *model.State) string {
+	if s.Ctrl.Leader != 0 {
+		return ""
+	}
+	var live []string
+	for b := 0; b < m.C.Brokers; b++ {
+		if s.Ctrl.ISR&(1<<b) != 0 && s.Ctrl.Live&(1<<b) != 0 && s.B[b].Alive {
+			live = append(live, broker(b))
+		}
+	}
+	w := fmt.Sprintf("the store says leader none in epoch %d with ISR %s", s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
+	if len(live) > 0 {
+		w += "; " + strings.Join(live, ", ") + " of it live and registered"
+	}
+	return w + controllers(m, s)
+}
+
+// controllers describes the controller incarnations of the control plane ("" without one):
+// "; controllers: c1 on b1 epoch 1 zombie (cache: leader b1, ISR {b1, b2}), c2 on b2 ...".
+func controllers(m *model.Model, s *model.State) string {
+	p := &s.CP
+	if p.N == 0 {
+		return ""
+	}
+	var cs []string
+	for i := 0; i < int(p.N); i++ {
+		c := &p.C[i]
+		state := "resigned"
+		switch {
+		case c.Active && c.Session && i == int(p.N)-1:
+			state = "active"
+		case c.Active:
+			state = "zombie"
+		}
+		cs = append(cs, fmt.Sprintf("c%d on %s epoch %d %s (cache: leader %s, epoch %d, ISR %s)",
+			i+1, broker(int(c.Broker)), c.Epoch, state, leaderName(c.Leader), c.LEpoch, brokerSet(m, c.ISR)))
+	}
+	return "; controllers: " + strings.Join(cs, ", ")
+}
+
+func explainPendingAlter(m *model.Model, s *model.State) string {
+	for b := 0; b < m.C.Brokers; b++ {
+		if r := &s.B[b]; r.Alive && r.Role == model.RoleLeader && r.Pending {
+			meta := s.CP.BK[b]
+			w := fmt.Sprintf("leader %s (epoch %d) has an AlterPartition pending: ISR %s, proposed %s",
+				broker(b), r.Epoch, brokerSet(m, r.ISR), brokerSet(m, r.MaxISR))
+			if s.CP.N > 0 && meta.Ctrl > 0 {
+				w += fmt.Sprintf("; it sends to c%d (controller epoch %d), the highest controller epoch it has seen is %d",
+					meta.Ctrl, meta.CtrlEpoch, meta.MaxEpoch)
+			}
+			return w + controllers(m, s)
+		}
+	}
+	return ""
+}
+
+func explainCaughtUpOutside(m *model.Model, s *model.State) string {
+	l, lr, ok := stableLeader(s)
+	if !ok {
+		return ""
+	}
+	for f := 0; f < m.C.Brokers; f++ {
+		r := &s.B[f]
+		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == model.RoleFollower && int(r.Leader) == l+1 &&
+			r.Epoch == lr.Epoch && r.LEO >= lr.LEO && lr.ISR&(1<<f) == 0 {
+			w := fmt.Sprintf("follower %s of leader %s (epoch %d) has reached the leader's log end offset %d but is outside its ISR %s",
+				broker(f), broker(l), lr.Epoch, lr.LEO, brokerSet(m, lr.ISR))
+			if lr.Pending {
+				w += fmt.Sprintf(", and the leader's AlterPartition (proposed %s) is pending", brokerSet(m, lr.MaxISR))
+			}
+			return w + controllers(m, s)
+		}
+	}
+	return ""
+}
+
+func explainCacheMatchesStore(m *model.Model, s *model.State) string {
+	p := &s.CP
+	if p.N == 0 {
+		return ""
+	}
+	c := &p.C[p.N-1]
+	return fmt.Sprintf("the active controller c%d (on %s, epoch %d) caches leader %s, epoch %d, zkVersion %d, ISR %s; the store holds leader %s, epoch %d, zkVersion %d, ISR %s, written by controller epoch %d",
+		p.N, broker(int(c.Broker)), c.Epoch, leaderName(c.Leader), c.LEpoch, c.ZkVer, brokerSet(m, c.ISR),
+		leaderName(s.Ctrl.Leader), s.Ctrl.Epoch, s.Ctrl.PEpoch, brokerSet(m, s.Ctrl.ISR), p.Writer)
+}
+
+func explainPreferredLeader(m *model.Model, s *model.State) string {
+	return fmt.Sprintf("the store's leader is %s in epoch %d; b1 is %s", leaderName(s.Ctrl.Leader), s.Ctrl.Epoch, brokerState(s, 0))
+}
