@@ -34,6 +34,9 @@ const asidePrefix = "kmc-previous-"
 // WriteOptions control WriteAll.
 type WriteOptions struct {
 	FullStates bool // trace.txt prints every variable of every state
+	// Views are the views trace.txt prints after each state; the ITF file records them
+	// (kmc::view) for kmc render.
+	Views ViewSelection
 	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
 	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
 	Force bool
@@ -157,7 +160,7 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	if drawErr != nil {
 		names = textFiles
 	}
-	contents, err := renderAll(t, info, opts.FullStates, names)
+	contents, err := renderAll(t, info, opts, names)
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
@@ -239,11 +242,13 @@ func removeListed(dir string, names []string) bool {
 }
 
 // renderAll renders t in each of the formats named (file names of outputFiles).
-func renderAll(t *checker.Trace, info ReportInfo, fullStates bool, names []string) ([][]byte, error) {
+func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []string) ([][]byte, error) {
 	render := map[string]func(b *bytes.Buffer) error{
-		"trace.txt": func(b *bytes.Buffer) error { return Text(b, t, TextOptions{FullStates: fullStates}) },
+		"trace.txt": func(b *bytes.Buffer) error {
+			return Text(b, t, TextOptions{FullStates: opts.FullStates, Views: opts.Views})
+		},
 		"trace.itf.json": func(b *bytes.Buffer) error {
-			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check})
+			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check, View: opts.Views.String()})
 		},
 		"trace.dot":    func(b *bytes.Buffer) error { return DOT(b, t) },
 		"trace.svg":    func(b *bytes.Buffer) error { return SVG(b, t) },

@@ -11,7 +11,7 @@ import (
 	"kmc/traces"
 )
 
-const renderSynopsis = "kmc render TRACE.itf.json [--format text|itf|dot|svg|png|sequence|sequence-png|html] [-o FILE] [--full-states]"
+const renderSynopsis = "kmc render TRACE.itf.json [--format text|itf|dot|svg|png|sequence|sequence-png|html] [-o FILE] [--full-states] [--view NAME[,NAME]]"
 
 const renderExamples = `  kmc render out/buggy/trace.itf.json --format text
   kmc render out/buggy/trace.itf.json --format png -o trace.png
@@ -27,6 +27,7 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "output format: text, itf, dot, svg, png, sequence (SVG message sequence chart), sequence-png or html")
 	out := fs.StringP("output", "o", "", "write to `FILE` (all-or-nothing) instead of stdout")
 	full := fs.Bool("full-states", false, "text: print every variable of every state, not only what changed")
+	view := fs.String("view", "", "text: print the trace's tables `NAME[,NAME]` after each state, all, or none (default: as the trace was written, its #meta.kmc::view)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -48,11 +49,14 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	if t == nil {
 		return code
 	}
+	views, err := resolveViews(fs, *view, traces.ViewNames(t), meta.View)
+	if err != nil {
+		return usageError(stderr, "render", "%v", err)
+	}
 	var b bytes.Buffer
-	var err error
 	switch *format {
 	case "text":
-		err = traces.Text(&b, t, traces.TextOptions{FullStates: *full})
+		err = traces.Text(&b, t, traces.TextOptions{FullStates: *full, Views: views})
 	case "itf":
 		err = traces.WriteITF(&b, t, meta)
 	case "dot":
