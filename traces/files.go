@@ -16,6 +16,10 @@ import (
 // Files of an output folder, in the order WriteAll lists them.
 var outputFiles = []string{"trace.txt", "trace.itf.json", "trace.dot", "trace.svg", "trace.png", "sequence.svg", "sequence.png", "report.html"}
 
+// viewsFile is the picture of the last state's views, written after the others when the
+// trace has the views WriteOptions.Views selects.
+const viewsFile = "views.png"
+
 // The files written for a trace too long to draw (MaxPictureStates): the text forms.
 var textFiles = []string{"trace.txt", "trace.itf.json", "trace.dot"}
 
@@ -144,7 +148,8 @@ func readManifest(path string) (map[string]bool, error) {
 }
 
 // WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
-// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html, and the
+// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html (and
+// views.png, the last state's views that opts.Views selects, when it has them), and the
 // manifest, into dir, all or nothing: everything is rendered first and written into a new
 // temporary folder beside dir, which is then renamed to dir. A previous dir is replaced
 // only once the new one is complete, and only as PrepareDir allows: kmc's own output is
@@ -159,6 +164,8 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	drawErr := drawable(t)
 	if drawErr != nil {
 		names = textFiles
+	} else if last, _ := selectViews(&t.States[len(t.States)-1], opts.Views); len(last) > 0 {
+		names = append(append([]string(nil), names...), viewsFile)
 	}
 	contents, err := renderAll(t, info, opts, names)
 	if err != nil {
@@ -256,6 +263,7 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVG(b, t) },
 		"sequence.png": func(b *bytes.Buffer) error { return SequencePNG(b, t) },
 		"report.html":  func(b *bytes.Buffer) error { return HTML(b, t, info) },
+		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, t, opts.Views) },
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {
