@@ -164,7 +164,7 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	drawErr := drawable(t)
 	if drawErr != nil {
 		names = textFiles
-	} else if last, _ := selectViews(&t.States[len(t.States)-1], opts.Views); len(last) > 0 {
+	} else if t != nil && len(t.States) > 0 && hasViews(&t.States[len(t.States)-1], opts.Views) {
 		names = append(append([]string(nil), names...), viewsFile)
 	}
 	contents, err := renderAll(t, info, opts, names)

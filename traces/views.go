@@ -163,6 +163,13 @@ func selectViews(s *checker.TraceState, sel ViewSelection) ([]Table, error) {
 	return out, nil
 }
 
+// hasViews reports whether s has a view sel selects (a view that does not parse counts:
+// its renderer reports the error).
+func hasViews(s *checker.TraceState, sel ViewSelection) bool {
+	ts, err := selectViews(s, sel)
+	return err != nil || len(ts) > 0
+}
+
 // writeStateViews prints the views of state i that opts.Views names, as aligned ASCII
 // tables: in the first state, with the legend of each table's marks, and later only the
 // tables that changed (all of them with opts.FullStates).
