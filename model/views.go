@@ -200,7 +200,8 @@ func (m *Model) cacheView(s *State) view {
 
 // controlPlaneView is the metadata store's partition state and each controller
 // incarnation's cache of it. An incarnation is active (the controller), zombie (active in
-// its own view, its session lost) or resigned.
+// its own view, its session lost) or resigned; the cache of one still active in its own
+// view is marked stale where it differs from the store (a resigned one's is not used).
 func (m *Model) controlPlaneView(s *State) view {
 	p := &s.CP
 	v := view{Name: "controlPlane", Title: "Control plane",
@@ -220,6 +221,7 @@ func (m *Model) controlPlaneView(s *State) view {
 	}
 	for i := 0; i < int(p.N); i++ {
 		c := &p.C[i]
+		stale := func(text string, differs bool) cell { return val(text, differs && c.Active) }
 		status := "resigned"
 		switch {
 		case c.Active && c.Session:
@@ -241,12 +243,12 @@ func (m *Model) controlPlaneView(s *State) view {
 		row := []cell{
 			{Text: "c" + strconv.Itoa(i+1) + " on " + brokerName(int(c.Broker))},
 			{Text: status},
-			val(strconv.Itoa(int(c.Leader)), c.Leader != st.Leader),
-			val(strconv.Itoa(int(c.LEpoch)), c.LEpoch != st.Epoch),
-			val(string(fmtSet(nil, c.ISR)), c.ISR != st.ISR),
-			val(strconv.Itoa(int(c.ZkVer)), c.ZkVer != st.PEpoch),
+			stale(strconv.Itoa(int(c.Leader)), c.Leader != st.Leader),
+			stale(strconv.Itoa(int(c.LEpoch)), c.LEpoch != st.Epoch),
+			stale(string(fmtSet(nil, c.ISR)), c.ISR != st.ISR),
+			stale(strconv.Itoa(int(c.ZkVer)), c.ZkVer != st.PEpoch),
 			{Text: strconv.Itoa(int(c.Epoch))},
-			val(string(fmtSet(nil, c.Live)), c.Live != st.Live),
+			stale(string(fmtSet(nil, c.Live)), c.Live != st.Live),
 			{Text: strings.Join(q, " ")},
 		}
 		v.Rows = append(v.Rows, row)

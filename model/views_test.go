@@ -209,7 +209,8 @@ func TestCacheAndControlPlaneViews(t *testing.T) {
 		}
 	}
 	s.CP.C[0].Active = false
-	if got := decodeViews(t, m.AppendViews(&s, nil))["controlPlane"].Rows[1][1]; got != "resigned" {
-		t.Errorf("a resigned incarnation: got status %q, want resigned", got)
+	want := []string{"c1 on b1", "resigned", "1", "1", "{1,2,3}", "0", "1", "{1,2,3}", ""}
+	if got := decodeViews(t, m.AppendViews(&s, nil))["controlPlane"].Rows[1]; !reflect.DeepEqual(got, want) {
+		t.Errorf("a resigned incarnation (its cache unused, nothing stale): got %q, want %q", got, want)
 	}
 }
