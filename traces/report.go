@@ -184,6 +184,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 #views .tag { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 10px; background: #e8eef7; color: #1f4e8c; }
 #views .tag.mark-hw { background: #d9f0d3; color: #1b5e20; }
 #views .tag.mark-leo { background: #e8eef7; color: #1f4e8c; }
+#views div.view { overflow-x: auto; }
 #views h3 { font-size: 14px; margin: 10px 0 2px 0; }
 #views ul { margin: 2px 0 6px 0; padding-left: 18px; font-size: 12px; color: #444; }
 #js-error { display: none; background: #d62728; color: #fff; padding: 8px; }

@@ -83,10 +83,10 @@ func tableLabel(t *Table) string {
 		title = t.Name
 	}
 	fmt.Fprintf(&b, `<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="1" CELLPADDING="4" BGCOLOR="%s">`, colorGrid)
-	fmt.Fprintf(&b, `<TR><TD COLSPAN="%d" BGCOLOR="#ffffff" ALIGN="LEFT"><B>%s</B></TD></TR>`, n, htmlEscape(title))
+	fmt.Fprintf(&b, `<TR><TD COLSPAN="%d" BGCOLOR="#ffffff" ALIGN="LEFT">%s</TD></TR>`, n, bold(htmlEscape(title)))
 	b.WriteString("<TR>")
 	for _, c := range t.Columns {
-		fmt.Fprintf(&b, `<TD BGCOLOR="%s"><B>%s</B></TD>`, colorHeadFill, htmlEscape(c))
+		fmt.Fprintf(&b, `<TD BGCOLOR="%s">%s</TD>`, colorHeadFill, bold(htmlEscape(c)))
 	}
 	b.WriteString("</TR>")
 	for _, row := range t.Rows {
@@ -103,7 +103,7 @@ func tableLabel(t *Table) string {
 			}
 			text := htmlEscape(c.Text)
 			if fill != "#ffffff" {
-				text = "<B>" + text + "</B>"
+				text = bold(text)
 			}
 			if len(tags) > 0 {
 				text += fmt.Sprintf(` <FONT POINT-SIZE="9" COLOR="%s">%s</FONT>`, colorTag, htmlEscape(strings.Join(tags, ",")))
@@ -134,4 +134,12 @@ func tableLabel(t *Table) string {
 	}
 	b.WriteString("</TABLE>")
 	return b.String()
+}
+
+// bold is HTML-like text in bold; Graphviz rejects an empty <B></B>, so "" stays "".
+func bold(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "<B>" + s + "</B>"
 }

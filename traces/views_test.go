@@ -144,6 +144,13 @@ func TestViewsPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "views.dot", dot.Bytes())
+	// Graphviz rejects an empty <B></B> (the label is then dropped from the picture).
+	empty := viewTrace()
+	empty.States[2].Views = `[{"name":"v","title":"","columns":["","b"],"rows":[[{"text":"","marks":["x"]},"1"]],"marks":[{"name":"x","style":"highlight","doc":"d"}]}]`
+	dot.Reset()
+	if err := ViewsDOT(&dot, empty, ParseViewSelection("all")); err != nil || strings.Contains(dot.String(), "<B></B>") {
+		t.Errorf("empty texts: got %v and\n%s\nwant no empty <B></B>", err, dot.String())
+	}
 	if err := ViewsDOT(&bytes.Buffer{}, safetyTrace(), ParseViewSelection("all")); err == nil {
 		t.Error("a trace without views: got no error")
 	}
