@@ -29,6 +29,9 @@ import "time"
 //     among Next's successors; a model with such bounds implements Bounded and names each
 //     such step as cut in that state, with the bound that cut it. Next never returns a
 //     step that NextCut reports as cut, and both give the same successors.
+//  6. What a trace shows beyond the variables is optional and computed only when a trace
+//     is built: a model may describe each step's messages (Eventer) and offer tables of
+//     each state (Viewer), so that renderers need no knowledge of the model.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -124,6 +127,29 @@ type Symmetric[S any] interface {
 type Eventer[S any] interface {
 	Actors() []string
 	AppendEvents(from *S, a uint64, to *S, buf []byte) []byte
+}
+
+// Viewer is implemented by models that offer tables of a state (views: a log grid, a cache,
+// a control plane) for renderers that know nothing of the model. AppendViews appends a JSON
+// array of tables, the same names in every state of a model (a view with nothing to show
+// may be left out):
+//
+//	{"name":"logs", "title":"Logs",
+//	 "columns":["offset","b1","b2 (leader e2)"],
+//	 "rows":[["0","e1:r1",{"text":"e2:r3","marks":["diff"]}], ...],
+//	 "notes":["hw: b1=1 b2=1"],
+//	 "marks":[{"name":"diff","style":"highlight","doc":"differs from the leader's record"},
+//	          {"name":"hw","style":"tag","doc":"high watermark: first offset not committed"}]}
+//
+// "name" is an identifier (a user selects views by it), "title" its heading. A cell is a
+// string or an object {"text":..., "marks":[...]}; each row has one cell per column. The
+// marks a table uses are declared in "marks", which tells renderers how to draw each one
+// without knowing what it means: style "highlight" emphasises the cell (a background
+// colour, a "*" suffix in text), style "tag" labels it with the mark's name (a badge, a
+// "<hw" suffix in text); "doc" is the legend. "notes" are lines printed under the table.
+// AppendViews runs only when a trace is built, never in the search.
+type Viewer[S any] interface {
+	AppendViews(s *S, buf []byte) []byte
 }
 
 // Kind is the kind of a property.
@@ -319,6 +345,7 @@ type TraceState struct {
 	Kind   string   // the action's kind, "" for the initial state
 	Values []string // ITF JSON of each variable, in Trace.Vars order
 	Events string   // JSON array from Eventer for the step into this state, or ""
+	Views  string   // JSON array of tables from Viewer for this state, or ""
 }
 
 // Runnable is a model bound to its properties with the state type hidden, so that the CLI

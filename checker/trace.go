@@ -185,19 +185,24 @@ func (e *engine[S]) makeTrace(prop string, states []S, acts []uint64) *Trace {
 }
 
 // makeTrace renders states of m (and the action codes between them: acts[j-1] leads to
-// states[j]) for the renderers; ev, when not nil, describes each step's messages.
+// states[j]) for the renderers; ev, when not nil, describes each step's messages, and a
+// model that implements Viewer gives each state its views.
 func makeTrace[S any](m Model[S], ev Eventer[S], prop string, states []S, acts []uint64) *Trace {
 	t := &Trace{Property: prop, Vars: m.Vars(), Loop: -1}
 	if ev != nil {
 		t.Actors = ev.Actors()
 	}
 	kinds := m.ActionKinds()
+	vw, _ := any(m).(Viewer[S])
 	var buf []byte
 	for j := range states {
 		ts := TraceState{Values: make([]string, len(t.Vars))}
 		for v := range t.Vars {
 			buf = m.AppendValue(&states[j], v, buf[:0])
 			ts.Values[v] = string(buf)
+		}
+		if vw != nil {
+			ts.Views = string(vw.AppendViews(&states[j], nil))
 		}
 		if j > 0 {
 			a := acts[j-1]

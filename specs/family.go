@@ -71,7 +71,11 @@ type Family struct {
 	// Variables and Actions, when not empty, say what each printed state variable and each
 	// kind of action means (kmc list).
 	Variables, Actions []Term
-	Symmetry           bool // the model implements checker.Symmetric
+	// Views names the tables the model offers per state (checker.Viewer), for --view;
+	// DefaultView is what a trace prints when --view is not given ("" for none).
+	Views       []string
+	DefaultView string
+	Symmetry    bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	Build            func(cfg Config) (checker.Runnable, error)

@@ -40,6 +40,8 @@ func kafkaFamily() Family {
 	}
 	return Family{
 		Name: "kafka",
+		// The log grid is what a Kafka engineer reads first (README: Reading a Kafka trace).
+		Views: model.ViewNames, DefaultView: "logs",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
 			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller or the " +
 			"ZooKeeper control plane with up to three controller incarnations (controllers), crashes, per Kafka " +

@@ -16,6 +16,10 @@ import (
 // Files of an output folder, in the order WriteAll lists them.
 var outputFiles = []string{"trace.txt", "trace.itf.json", "trace.dot", "trace.svg", "trace.png", "sequence.svg", "sequence.png", "report.html"}
 
+// viewsFile is the picture of the last state's views, written after the others when the
+// trace has the views WriteOptions.Views selects.
+const viewsFile = "views.png"
+
 // The files written for a trace too long to draw (MaxPictureStates): the text forms.
 var textFiles = []string{"trace.txt", "trace.itf.json", "trace.dot"}
 
@@ -34,6 +38,9 @@ const asidePrefix = "kmc-previous-"
 // WriteOptions control WriteAll.
 type WriteOptions struct {
 	FullStates bool // trace.txt prints every variable of every state
+	// Views are the views trace.txt prints after each state; the ITF file records them
+	// (kmc::view) for kmc render.
+	Views ViewSelection
 	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
 	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
 	Force bool
@@ -141,7 +148,8 @@ func readManifest(path string) (map[string]bool, error) {
 }
 
 // WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
-// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html, and the
+// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html (and
+// views.png, the last state's views that opts.Views selects, when it has them), and the
 // manifest, into dir, all or nothing: everything is rendered first and written into a new
 // temporary folder beside dir, which is then renamed to dir. A previous dir is replaced
 // only once the new one is complete, and only as PrepareDir allows: kmc's own output is
@@ -156,8 +164,10 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	drawErr := drawable(t)
 	if drawErr != nil {
 		names = textFiles
+	} else if t != nil && len(t.States) > 0 && hasViews(&t.States[len(t.States)-1], opts.Views) {
+		names = append(append([]string(nil), names...), viewsFile)
 	}
-	contents, err := renderAll(t, info, opts.FullStates, names)
+	contents, err := renderAll(t, info, opts, names)
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
@@ -239,11 +249,13 @@ func removeListed(dir string, names []string) bool {
 }
 
 // renderAll renders t in each of the formats named (file names of outputFiles).
-func renderAll(t *checker.Trace, info ReportInfo, fullStates bool, names []string) ([][]byte, error) {
+func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []string) ([][]byte, error) {
 	render := map[string]func(b *bytes.Buffer) error{
-		"trace.txt": func(b *bytes.Buffer) error { return Text(b, t, TextOptions{FullStates: fullStates}) },
+		"trace.txt": func(b *bytes.Buffer) error {
+			return Text(b, t, TextOptions{FullStates: opts.FullStates, Views: opts.Views})
+		},
 		"trace.itf.json": func(b *bytes.Buffer) error {
-			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check})
+			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check, View: opts.Views.String()})
 		},
 		"trace.dot":    func(b *bytes.Buffer) error { return DOT(b, t) },
 		"trace.svg":    func(b *bytes.Buffer) error { return SVG(b, t) },
@@ -251,6 +263,7 @@ func renderAll(t *checker.Trace, info ReportInfo, fullStates bool, names []strin
 		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVG(b, t) },
 		"sequence.png": func(b *bytes.Buffer) error { return SequencePNG(b, t) },
 		"report.html":  func(b *bytes.Buffer) error { return HTML(b, t, info) },
+		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, t, opts.Views) },
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {

@@ -25,10 +25,14 @@ type ITFOptions struct {
 	Source      string // the spec file the trace comes from, for #meta.source
 	Description string // free text for #meta.description; a default names the property
 	Check       string // the spec's check the trace comes from, for #meta.kmc::check
+	// View is the --view selection to print the trace with ("logs,epochCaches", "all"),
+	// for #meta.kmc::view: kmc render's default. "" writes nothing.
+	View string
 }
 
 // WriteITF writes t in the Informal Trace Format (Apalache ADR-015): "#meta", "vars",
-// "states" (each with "#meta" {index, action, kind} and the variable "mbt::actionTaken")
+// "states" (each with "#meta" {index, action, kind, and kmc's kmc::events and kmc::views
+// when the trace has them} and the variable "mbt::actionTaken")
 // and, for a lasso, "loop": the index of the state the last state goes back to. A trace
 // that stutters forever in its last state has loop = its last index and "kmc::stutter".
 // Values are written in their canonical compact form; a value that is not valid ITF is an
@@ -54,6 +58,9 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 	}
 	if opts.Check != "" {
 		meta = append(meta, [2]any{"kmc::check", opts.Check})
+	}
+	if opts.View != "" {
+		meta = append(meta, [2]any{"kmc::view", opts.View})
 	}
 	if t.Property != "" {
 		meta = append(meta, [2]any{"kmc::property", t.Property})
@@ -106,6 +113,15 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 			}
 			b.WriteString(", \"kmc::events\": ")
 			b.Write(ev.Bytes())
+		}
+		if s.Views != "" {
+			if _, err := ParseViews(s.Views); err != nil {
+				return fmt.Errorf("itf: state %d: %w", i+1, err)
+			}
+			var vw bytes.Buffer
+			_ = json.Compact(&vw, []byte(s.Views)) // valid: it parsed
+			b.WriteString(", \"kmc::views\": ")
+			b.Write(vw.Bytes())
 		}
 		b.WriteString("}")
 		for v, name := range t.Vars {
@@ -165,7 +181,7 @@ func LoadITF(r io.Reader) (*checker.Trace, error) {
 }
 
 // LoadITFMeta is LoadITF that also returns the trace's origin from #meta (source,
-// description and kmc::check), as far as the file records it.
+// description, kmc::check and kmc::view), as far as the file records it.
 func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
 	var meta ITFOptions
 	data, err := io.ReadAll(bufio.NewReader(r))
@@ -179,7 +195,7 @@ func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
 	for _, kv := range []struct {
 		key string
 		dst *string
-	}{{"source", &meta.Source}, {"description", &meta.Description}, {"kmc::check", &meta.Check}} {
+	}{{"source", &meta.Source}, {"description", &meta.Description}, {"kmc::check", &meta.Check}, {"kmc::view", &meta.View}} {
 		if err := metaString(f.Meta, kv.key, "#meta", kv.dst); err != nil {
 			return nil, meta, fmt.Errorf("itf: %w", err)
 		}
@@ -303,6 +319,16 @@ func loadState(st map[string]json.RawMessage, vars []string, i int, path string)
 		var c bytes.Buffer
 		_ = json.Compact(&c, raw) // valid: it unmarshalled
 		s.Events = c.String()
+	}
+	if raw, ok := meta["kmc::views"]; ok {
+		var c bytes.Buffer
+		if err := json.Compact(&c, raw); err != nil {
+			return s, fmt.Errorf("#meta.kmc::views: %w", err)
+		}
+		if _, err := ParseViews(c.String()); err != nil {
+			return s, fmt.Errorf("#meta.kmc::%w", err)
+		}
+		s.Views = c.String()
 	}
 	if i == 0 {
 		s.Action, s.Kind, s.Events = "", "", ""

@@ -31,6 +31,7 @@ type reportStep struct {
 	Action  string      `json:"action"`
 	Changes []string    `json:"changes"`
 	Vars    []reportVar `json:"vars"`
+	Views   []Table     `json:"views,omitempty"`
 }
 
 type reportVar struct {
@@ -71,6 +72,7 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	steps := make([]reportStep, len(t.States))
+	var err error
 	for i, s := range t.States {
 		st := reportStep{N: i + 1, Action: s.Action, Changes: []string{}}
 		for _, c := range stateChanges(t, i) {
@@ -82,9 +84,12 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		for v, name := range t.Vars {
 			st.Vars = append(st.Vars, reportVar{Name: name, Value: Format(s.Values[v]), Changed: i > 0 && changed(t, i, v)})
 		}
+		if st.Views, err = ParseViews(s.Views); err != nil {
+			return fmt.Errorf("html: state %d: %w", i+1, err)
+		}
 		steps[i] = st
 	}
-	data, err := json.Marshal(steps) // escapes <, > and & for the script element
+	data, err := json.Marshal(steps) // escapes <, > and & for the script element; views too
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
@@ -173,6 +178,15 @@ tr.changed td.name::after { content: " \2022"; color: #d62728; }
 .node.current polygon, .node.current path { stroke: #ff7f0e !important; stroke-width: 4px !important; }
 #sequence g.step.current rect { fill: #fff3cd; }
 pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
+#views table.view { margin: 4px 0 2px 0; font-family: Menlo, Consolas, monospace; }
+#views table.view th, #views table.view td { border: 1px solid #ddd; padding: 2px 8px; }
+#views td.highlight { background: #fde0dd; font-weight: bold; }
+#views .tag { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 10px; background: #e8eef7; color: #1f4e8c; }
+#views .tag.mark-hw { background: #d9f0d3; color: #1b5e20; }
+#views .tag.mark-leo { background: #e8eef7; color: #1f4e8c; }
+#views div.view { overflow-x: auto; }
+#views h3 { font-size: 14px; margin: 10px 0 2px 0; }
+#views ul { margin: 2px 0 6px 0; padding-left: 18px; font-size: 12px; color: #444; }
 #js-error { display: none; background: #d62728; color: #fff; padding: 8px; }
 .muted { color: #666; font-size: 13px; }
 </style>
@@ -199,6 +213,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 </div>
 <div id="step-title"></div>
 <ul id="changes"></ul>
+<div id="views"></div>
 <table id="state-table"><thead><tr><th>variable</th><th>value</th></tr></thead><tbody></tbody></table>
 <p class="muted">Changed variables are highlighted. Keys: &larr; &rarr; step, Home/End first/last; link to a state with #step=N.</p>
 </section>
@@ -235,6 +250,44 @@ window.onerror = function (msg, src, line) {
     var t = g.querySelector("title");
     if (t) { nodes[t.textContent.trim()] = g; }
   });
+  // viewTable draws one of the model's tables: cells with a "highlight" mark get that class,
+  // each "tag" mark a badge with its name; the legend lists the marks the table declares.
+  function viewTable(t) {
+    var div = document.createElement("div");
+    div.className = "view"; div.setAttribute("data-view", t.name);
+    var h = document.createElement("h3"); h.textContent = t.title || t.name; div.appendChild(h);
+    var styles = {};
+    (t.marks || []).forEach(function (m) { styles[m.name] = m.style; });
+    var table = document.createElement("table"); table.className = "view";
+    var tr = document.createElement("tr");
+    t.columns.forEach(function (c) { var th = document.createElement("th"); th.textContent = c; tr.appendChild(th); });
+    table.appendChild(tr);
+    (t.rows || []).forEach(function (row) {
+      var tr = document.createElement("tr");
+      row.forEach(function (c) {
+        var td = document.createElement("td");
+        td.textContent = c.text;
+        (c.marks || []).forEach(function (m) {
+          td.classList.add("mark-" + m);
+          if (styles[m] === "highlight") { td.classList.add("highlight"); td.title = m; return; }
+          var b = document.createElement("span"); b.className = "tag mark-" + m; b.textContent = m; td.appendChild(b);
+        });
+        tr.appendChild(td);
+      });
+      table.appendChild(tr);
+    });
+    div.appendChild(table);
+    var notes = (t.notes || []).slice();
+    (t.marks || []).forEach(function (m) {
+      notes.push((m.style === "highlight" ? "highlighted" : m.name) + ": " + m.doc);
+    });
+    if (notes.length) {
+      var ul = document.createElement("ul");
+      notes.forEach(function (n) { var li = document.createElement("li"); li.textContent = n; ul.appendChild(li); });
+      div.appendChild(ul);
+    }
+    return div;
+  }
   function show(k, scroll) {
     k = Math.max(1, Math.min(steps.length, k));
     slider.value = String(k);
@@ -246,6 +299,9 @@ window.onerror = function (msg, src, line) {
     s.changes.forEach(function (c) {
       var li = document.createElement("li"); li.textContent = c; ul.appendChild(li);
     });
+    var views = document.getElementById("views");
+    views.textContent = "";
+    (s.views || []).forEach(function (t) { views.appendChild(viewTable(t)); });
     tbody.textContent = "";
     s.vars.forEach(function (v) {
       var tr = document.createElement("tr");

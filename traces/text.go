@@ -14,6 +14,10 @@ type TextOptions struct {
 	// FullStates prints every variable in every state; by default only the first state is
 	// printed in full and later states show the variables that changed (TLC's -difftrace).
 	FullStates bool
+	// Views names the views (checker.Viewer tables) printed after a state's variables, in
+	// the first state and wherever they changed (in every state with FullStates): nil for
+	// none, ViewsAll for every one (ParseViewSelection reads a --view value).
+	Views ViewSelection
 }
 
 // Text writes t as TLC prints an error trace:
@@ -43,6 +47,9 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 				continue
 			}
 			fmt.Fprintf(bw, "/\\ %s = %s\n", name, Format(s.Values[v]))
+		}
+		if err := writeStateViews(bw, t, i, opts); err != nil {
+			return fmt.Errorf("text: %w", err)
 		}
 		fmt.Fprintln(bw)
 	}

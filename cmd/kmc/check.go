@@ -51,6 +51,7 @@ type checkFlags struct {
 	ckptEvery  string
 	resume     string
 	coverage   bool
+	view       string
 }
 
 // afterSearch is called when a check's search returns; tests replace it.
@@ -70,8 +71,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
+	fs.StringVar(&f.view, "view", "", viewFlagHelp)
 	fs.BoolVar(&f.coverage, "coverage", false, "print, per kind of action, the states where it was enabled and the steps it took, and the kinds never taken")
-	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, and "+traces.ManifestName)
+	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, views.png (the last state's --view tables, when the model has them), and "+traces.ManifestName)
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
 	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
@@ -133,6 +135,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if spec == nil {
 		return code
 	}
+	views, err := resolveViews(fs, f.view, spec.Family.Views, spec.Family.DefaultView)
+	if err != nil {
+		return usageError(stderr, "check", "%v", err)
+	}
 	if over.Symmetry && !spec.Family.Symmetry {
 		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction", spec.Model)
 	}
@@ -184,7 +190,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer release()
 	over.Stop = stop
 
-	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}
+	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}
 	result := exitOK
 	var raise []string  // bounds that incomplete liveness verdicts depend on
 	var notRun []string // checks skipped after an interrupt
@@ -237,7 +243,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		var written traces.Written
 		var werr error
 		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			written, werr = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, f.fullStates, f.force)
+			written, werr = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views})
 		}
 		out.done(spec, c, res, written.Paths, werr)
 		if written.Aside != "" {
@@ -422,18 +428,18 @@ func heapBytes() int64 {
 
 // writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
 // PNG, sequence chart, HTML report) into dir, all or nothing (see traces.WriteAll).
-func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, full, force bool) (traces.Written, error) {
+func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, opts traces.WriteOptions) (traces.Written, error) {
 	st := res.Stats
 	info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
 		Command: "kmc check " + strings.Join(args, " ")}
-	return writeTrace(dir, spec, c, res.Trace, info, full, force)
+	return writeTrace(dir, spec, c, res.Trace, info, opts)
 }
 
 // writeTrace renders trace t of check c in every format into dir, all or nothing, with
 // info (title, spec and check filled in here) for the HTML report.
-func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, info traces.ReportInfo, full, force bool) (traces.Written, error) {
+func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, info traces.ReportInfo, opts traces.WriteOptions) (traces.Written, error) {
 	info.Title, info.Spec, info.Check = spec.Path+", check "+c.Name, spec.Path, c.Name
-	return traces.WriteAll(dir, t, info, traces.WriteOptions{FullStates: full, Force: force})
+	return traces.WriteAll(dir, t, info, opts)
 }
 
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.
@@ -441,6 +447,7 @@ type checkOutput struct {
 	w, stderr io.Writer
 	json      bool
 	full      bool
+	views     traces.ViewSelection
 	live      bool // the check has a liveness property; weak and strong are its fairness
 	weak      []string
 	strong    []string
@@ -624,7 +631,7 @@ func (o *checkOutput) violation(cmd string, spec *specs.Spec, property string, t
 	fmt.Fprintln(o.w, violationHeadline(spec, property))
 	if t != nil {
 		fmt.Fprintln(o.w, "Error: The behavior up to this point is:")
-		if err := traces.Text(o.w, t, traces.TextOptions{FullStates: o.full}); err != nil {
+		if err := traces.Text(o.w, t, traces.TextOptions{FullStates: o.full, Views: o.views}); err != nil {
 			fmt.Fprintf(o.stderr, "kmc: %s: %v\n", cmd, err)
 		}
 	}

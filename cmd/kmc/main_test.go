@@ -61,6 +61,10 @@ func TestCLI(t *testing.T) {
 		{"check-bound-cut", []string{"check", "../../specs/kafka-5480.toml", "--check", "fixed", "--set", "brokers=2", "--set", "controller_broker=2", "--set", "max_epoch=4", "--workers", "1"}, exitIncomplete},
 		{"check-bound-cut-json", []string{"check", "../../specs/kafka-5480.toml", "--check", "fixed", "--set", "brokers=2", "--set", "controller_broker=2", "--set", "max_epoch=4", "--workers", "2", "--format", "json"}, exitIncomplete},
 		{"check-bound-raised", []string{"check", "../../specs/kafka-5480.toml", "--check", "fixed", "--set", "brokers=2", "--set", "controller_broker=2", "--set", "max_epoch=6", "--workers", "1"}, exitOK},
+		// Reference: issue 13 (Kafka views): the log grid after each state, the control plane
+		// on request; a view the model does not have is bad usage.
+		{"check-view-logs", []string{"check", kafka14154, "--check", "buggy", "--workers", "1", "--view", "logs,controlPlane"}, exitLiveness},
+		{"check-view-bad", []string{"check", kafka14154, "--check", "buggy", "--view", "logs,grid"}, exitUsage},
 		{"list", []string{"list", "twophase"}, exitOK},
 		{"suite-ok", []string{"suite", "testdata/suite-ok", "--workers", "2"}, exitOK},
 		{"suite-mismatch", []string{"suite", "testdata/suite-mismatch", "--workers", "2"}, exitInternal},

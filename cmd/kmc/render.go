@@ -11,7 +11,7 @@ import (
 	"kmc/traces"
 )
 
-const renderSynopsis = "kmc render TRACE.itf.json [--format text|itf|dot|svg|png|sequence|sequence-png|html] [-o FILE] [--full-states]"
+const renderSynopsis = "kmc render TRACE.itf.json [--format text|itf|dot|svg|png|sequence|sequence-png|views-png|html] [-o FILE] [--full-states] [--view NAME[,NAME]]"
 
 const renderExamples = `  kmc render out/buggy/trace.itf.json --format text
   kmc render out/buggy/trace.itf.json --format png -o trace.png
@@ -19,14 +19,15 @@ const renderExamples = `  kmc render out/buggy/trace.itf.json --format text
 `
 
 // renderFormats maps --format to a renderer of the loaded trace.
-var renderFormats = []string{"text", "itf", "dot", "svg", "png", "sequence", "sequence-png", "html"}
+var renderFormats = []string{"text", "itf", "dot", "svg", "png", "sequence", "sequence-png", "views-png", "html"}
 
 // runRender renders a saved ITF trace in another format, to a file or to stdout.
 func runRender(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("render", renderSynopsis, renderExamples, stdout)
-	format := fs.String("format", "text", "output format: text, itf, dot, svg, png, sequence (SVG message sequence chart), sequence-png or html")
+	format := fs.String("format", "text", "output format: text, itf, dot, svg, png, sequence (SVG message sequence chart), sequence-png, views-png (the last state's tables --view selects) or html")
 	out := fs.StringP("output", "o", "", "write to `FILE` (all-or-nothing) instead of stdout")
 	full := fs.Bool("full-states", false, "text: print every variable of every state, not only what changed")
+	view := fs.String("view", "", "text: print the trace's tables `NAME[,NAME]` after each state, all, or none (default: as the trace was written, its #meta.kmc::view)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -38,9 +39,9 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		known = known || f == *format
 	}
 	if !known {
-		return usageError(stderr, "render", "--format: want one of text, itf, dot, svg, png, sequence, sequence-png, html (got %q)", *format)
+		return usageError(stderr, "render", "--format: want one of text, itf, dot, svg, png, sequence, sequence-png, views-png, html (got %q)", *format)
 	}
-	if (*format == "png" || *format == "sequence-png") && *out == "" && isTerminal(stdout) {
+	if (*format == "png" || *format == "sequence-png" || *format == "views-png") && *out == "" && isTerminal(stdout) {
 		return usageError(stderr, "render", "--format %s writes binary PNG data: name a file with -o FILE (or -o - to write it to the terminal anyway)", *format)
 	}
 	path := fs.Arg(0)
@@ -48,11 +49,14 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	if t == nil {
 		return code
 	}
+	views, err := resolveViews(fs, *view, traces.ViewNames(t), meta.View)
+	if err != nil {
+		return usageError(stderr, "render", "%v", err)
+	}
 	var b bytes.Buffer
-	var err error
 	switch *format {
 	case "text":
-		err = traces.Text(&b, t, traces.TextOptions{FullStates: *full})
+		err = traces.Text(&b, t, traces.TextOptions{FullStates: *full, Views: views})
 	case "itf":
 		err = traces.WriteITF(&b, t, meta)
 	case "dot":
@@ -65,6 +69,8 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 		err = traces.SequenceSVG(&b, t)
 	case "sequence-png":
 		err = traces.SequencePNG(&b, t)
+	case "views-png":
+		err = traces.ViewsPNG(&b, t, views)
 	case "html":
 		err = traces.HTML(&b, t, traces.ReportInfo{Spec: meta.Source, Check: meta.Check})
 	}

@@ -33,6 +33,7 @@ type simFlags struct {
 	timeBudget string
 	deadlock   bool
 	fullStates bool
+	view       string
 	out        string
 	force      bool
 	format     string
@@ -57,6 +58,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.bias, "bias", string(checker.BiasUniform), "how a walk picks its next step, `BIAS`: uniform (every successor alike), kinds (every enabled kind of action alike, then one of its successors), or delay (each action waits a random, heavy-tailed number of steps once enabled); see README")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a state without successors as a deadlock")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
+	fs.StringVar(&f.view, "view", "", viewFlagHelp)
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/, as kmc check --out does")
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write (moved aside, never deleted)")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
@@ -101,6 +103,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if spec == nil {
 		return code
 	}
+	views, err := resolveViews(fs, f.view, spec.Family.Views, spec.Family.DefaultView)
+	if err != nil {
+		return usageError(stderr, "simulate", "%v", err)
+	}
 	checks, code := selectChecks("simulate", spec, f.check, stderr)
 	if checks == nil {
 		return code
@@ -111,7 +117,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	stop, release := newStop()
 	defer release()
 
-	out := &simOutput{checkOutput: checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates}}
+	out := &simOutput{checkOutput: checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}}
 	result := exitOK
 	var notRun []string
 	cut := false
@@ -155,7 +161,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 			info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property,
 				Reason:  fmt.Sprintf("found by walk %d of a random simulation with seed %d", res.Run, res.Seed),
 				Command: walkAlone}
-			written, werr = writeTrace(filepath.Join(f.out, c.Name), spec, c, res.Trace, info, f.fullStates, f.force)
+			written, werr = writeTrace(filepath.Join(f.out, c.Name), spec, c, res.Trace, info, traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views})
 		}
 		out.done(spec, c, so, res, walkAlone, written.Paths, werr)
 		if written.Aside != "" {
