@@ -1,6 +1,9 @@
 package traces
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -108,6 +111,19 @@ func FuzzWrapLine(f *testing.F) {
 	f.Add(`/\ m = `, `("b1" :> [isr |-> {"b1", "b2"}, hw |-> 0] @@ "b2" :> <<>>)`, 30)
 	f.Add(`/\ messages += `, `[type |-> "FetchRequest", from |-> "b2", to |-> "b1", currentLeaderEpoch |-> 1, fetchOffset |-> 0, lastFetchedEpoch |-> 0, replicaEpoch |-> 1]`, 100)
 	f.Add(``, `"a\", b, <<c>>>, @@ @@ d`, 3)
+	for _, name := range []string{"kafka-18723.itf.json", "kafka-5480.itf.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		tr, err := LoadITF(bytes.NewReader(data))
+		if err != nil {
+			f.Fatalf("%s: %v", name, err)
+		}
+		for v, name := range tr.Vars {
+			f.Add(`/\ `+name+` = `, Format(tr.States[0].Values[v]), textWidth)
+		}
+	}
 	f.Fuzz(func(t *testing.T, head, value string, width int) {
 		lines := wrapLine(head, value, width)
 		checkWrapped(t, head, value, lines)
