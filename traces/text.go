@@ -15,22 +15,22 @@ type TextOptions struct {
 	//
 	// By default the first state is printed in full and every later state only what
 	// changed into it (TLC's -difftrace, down to the field), one conjunct per change, with
-	// a path into the variable written as in TLA+ (f[k] for a function or sequence, indexes
-	// from 1, and r.field for a record):
+	// a path into the variable written as in TLA+ (f[k] for a function or a sequence,
+	// indexes from 1; r.field for a record):
 	//
-	//	/\ log["b2"][2] = [epoch |-> 1, id |-> 2]       a function entry, a field, a sequence element: its new value
+	//	/\ log["b2"][2] = [epoch |-> 1, id |-> 2]              \* new value: entry, field, element
 	//	/\ leaderState["b1"].followerLogEndOffset["b2"] = 1
-	//	/\ leaderState["b1"].isr -= "b3"                 a set: an element removed (-=) or added (+=)
-	//	/\ messages += [type |-> "FetchRequest", ...]
-	//	/\ log["b1"][2] removed                          a sequence element past the new end, or a function entry
+	//	/\ leaderState["b1"].isr -= "b3"                        \* a set lost an element
+	//	/\ messages += [type |-> "FetchRequest", from |-> "b2"]  \* a set gained one
+	//	/\ log["b1"][2] removed                                 \* past a sequence's new end; a map key
 	//
-	// A sequence is diffed element by element when it grew or shrank at its end or changed
-	// in place; otherwise (emptied, filled from empty, rewritten, a queue that moved up) it
-	// prints whole, as does a record whose fields changed. A state with no change prints
-	// "(no variable changed)". Lines are wrapped at 100 columns, after a "," or "@@" at the
-	// shallowest nesting level that fits, continuation lines hanging under the value; a
-	// string or a number is never split, so a line may exceed 100 columns only for a long
-	// one.
+	// A sequence is compared index by index, except when it was emptied or filled from
+	// empty or its elements moved up (a queue that took its head): then it prints whole, as
+	// does a set emptied or filled from empty and a record whose field names changed. A
+	// state with no change prints "(no variable changed)". Lines are wrapped at 100
+	// columns, after a "," or "@@" at the shallowest nesting level that fits, continuation
+	// lines hanging under the value (see wrapLine); a string or a number is never split, so
+	// only a long one makes a line exceed 100 columns.
 	FullStates bool
 }
 

@@ -120,8 +120,8 @@ func FuzzWrapLine(f *testing.F) {
 		if err != nil {
 			f.Fatalf("%s: %v", name, err)
 		}
-		for v, name := range tr.Vars {
-			f.Add(`/\ `+name+` = `, Format(tr.States[0].Values[v]), textWidth)
+		for v, vn := range tr.Vars {
+			f.Add(`/\ `+vn+` = `, Format(tr.States[0].Values[v]), textWidth)
 		}
 	}
 	f.Fuzz(func(t *testing.T, head, value string, width int) {
