@@ -11,8 +11,27 @@ import (
 
 // TextOptions control Text.
 type TextOptions struct {
-	// FullStates prints every variable in every state; by default only the first state is
-	// printed in full and later states show the variables that changed (TLC's -difftrace).
+	// FullStates prints every variable of every state, each on one line however long, as
+	// TLC prints a trace (tools that parse TLC's output read it).
+	//
+	// By default the first state is printed in full and every later state only what
+	// changed into it (TLC's -difftrace, down to the field), one conjunct per change, with
+	// a path into the variable written as in TLA+ (f[k] for a function or a sequence,
+	// indexes from 1; r.field for a record):
+	//
+	//	/\ log["b2"][2] = [epoch |-> 1, id |-> 2]              \* new value: entry, field, element
+	//	/\ leaderState["b1"].followerLogEndOffset["b2"] = 1
+	//	/\ leaderState["b1"].isr -= "b3"                        \* a set lost an element
+	//	/\ messages += [type |-> "FetchRequest", from |-> "b2"]  \* a set gained one
+	//	/\ log["b1"][2] removed                                 \* past a sequence's new end; a map key
+	//
+	// A sequence is compared index by index, except when it was emptied or filled from
+	// empty or its elements moved up (a queue that took its head): then it prints whole, as
+	// does a set emptied or filled from empty and a record whose field names changed. A
+	// state with no change prints "(no variable changed)". Lines are wrapped at 100
+	// columns, after a "," or "@@" at the shallowest nesting level that fits, continuation
+	// lines hanging under the value (see wrapLine); a string or a number is never split, so
+	// only a long one makes a line exceed 100 columns.
 	FullStates bool
 	// Views names the views (checker.Viewer tables) printed after a state's variables, in
 	// the first state and wherever they changed (in every state with FullStates): nil for
@@ -28,9 +47,11 @@ type TextOptions struct {
 //
 //	State 2: <Inc(1)>
 //	/\ x = 1
+//	/\ y += 1
 //
 // and, for a lasso, "Back to state L: <Action>" (the loop's back edge, as TLC prints it) or
-// "State N+1: Stuttering" for a behaviour that stutters forever in its last state.
+// "State N+1: Stuttering" for a behaviour that stutters forever in its last state. See
+// TextOptions for what a state prints.
 func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 	if err := validTrace(t); err != nil {
 		return fmt.Errorf("text: %w", err)
@@ -42,11 +63,27 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 		} else {
 			fmt.Fprintf(bw, "State %d: <%s>\n", i+1, s.Action)
 		}
-		for v, name := range t.Vars {
-			if i > 0 && !opts.FullStates && !changed(t, i, v) {
-				continue
+		switch {
+		case opts.FullStates:
+			for v, name := range t.Vars {
+				fmt.Fprintf(bw, "/\\ %s = %s\n", name, Format(s.Values[v]))
 			}
-			fmt.Fprintf(bw, "/\\ %s = %s\n", name, Format(s.Values[v]))
+		case i == 0:
+			for v, name := range t.Vars {
+				writeWrapped(bw, "/\\ "+name+" = ", Format(s.Values[v]))
+			}
+		default:
+			changes := varChanges(t, i, true)
+			for _, c := range changes {
+				if c.Op == "removed" {
+					fmt.Fprintf(bw, "/\\ %s removed\n", c.Path)
+					continue
+				}
+				writeWrapped(bw, "/\\ "+c.Path+" "+c.Op+" ", c.Val.String())
+			}
+			if len(changes) == 0 {
+				fmt.Fprintln(bw, "(no variable changed)")
+			}
 		}
 		if err := writeStateViews(bw, t, i, opts); err != nil {
 			return fmt.Errorf("text: %w", err)
@@ -64,6 +101,14 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 		return fmt.Errorf("text: %w", err)
 	}
 	return nil
+}
+
+// writeWrapped writes head and value wrapped at textWidth columns (see wrapLine).
+func writeWrapped(w *bufio.Writer, head, value string) {
+	for _, l := range wrapLine(head, value, textWidth) {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
 }
 
 // changed reports whether variable v differs between state i-1 and state i.
