@@ -149,7 +149,7 @@ func TestSequenceReusedIDs(t *testing.T) {
 	}
 	var got []string
 	for _, m := range l.msgs {
-		got = append(got, fmt.Sprintf("%s:%d->%d", m.label, m.sendStep+1, m.recvStep+1))
+		got = append(got, fmt.Sprintf("%s:%d->%d", m.label, m.sendStep+1, m.endStep+1))
 	}
 	if want := "Ping:2->3 Ping:3->4 Old:0->5"; strings.Join(got, " ") != want {
 		t.Errorf("messages: got %s, want %s", strings.Join(got, " "), want)
