@@ -330,10 +330,11 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 			switch e.Type {
 			case "local":
 				tx := newText(e.Label, seqLane-24, colorText)
-				h := tx.height()
-				tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + h}
+				tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + tx.height()}
 				l.notes = append(l.notes, seqNote{i, k, e.Actor, tx})
-				ry += h + 8
+				// Room for the note moved off its lifeline, which names its actor.
+				named := newText(e.Actor+": "+strings.Join(tx.lines, " "), seqLane-24, colorText)
+				ry += math.Max(tx.height(), named.height()) + 8
 			case "state":
 				tx := seqText{color: colorRed}
 				if e.Label != "" {
@@ -499,9 +500,9 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		place(&nt.text, x-(nt.text.box.x1-nt.text.box.x0)/2, false)
 		if nt.text.box.x0 > x || nt.text.box.x1 < x {
 			// Moved off its lifeline (arrows cross it there): the note names its actor.
+			y0 := nt.text.box.y0
 			nt.text = newText(nt.actor+": "+strings.Join(nt.text.lines, " "), seqLane-24, nt.text.color)
-			h := nt.text.height()
-			nt.text.box = seqBox{0, nt.text.box.y0, nt.text.width(), nt.text.box.y0 + h}
+			nt.text.box = seqBox{0, y0, nt.text.width(), y0 + nt.text.height()}
 			place(&nt.text, x-(nt.text.box.x1-nt.text.box.x0)/2, false)
 		}
 	}
