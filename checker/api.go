@@ -116,14 +116,28 @@ type Symmetric[S any] interface {
 }
 
 // Eventer is implemented by models that describe, for a step, the messages sent and received
-// and the local steps between named actors, for message sequence charts. AppendEvents appends
-// a JSON array of objects:
+// and the local steps between named actors, for message sequence charts. Actors names every
+// actor, one lifeline each, in the order to draw them (each incarnation of a restartable
+// process and each shared store an actor of its own). AppendEvents appends a JSON array of
+// objects, in the order they happen within the step:
 //
-//	{"type":"send"|"recv"|"local", "actor":"broker1", "peer":"broker2",
-//	 "msg":"m7", "label":"FetchRequest(offset=1, lastEpoch=0, epoch=1)"}
+//	{"type":"send", "actor":"broker1", "peer":"broker2", "msg":"m7", "label":"FetchRequest(offset=1)"}
 //
-// "msg" identifies one message so that its send and its receipt can be paired; "peer" is
-// the other end of a send or receipt and is empty for a local step.
+// with "type" one of:
+//   - "send": actor sends message msg to peer; label is the message.
+//   - "recv": actor receives message msg from peer (the oldest msg in flight with that id).
+//   - "drop": message msg from peer to actor is gone without being received: lost, or its
+//     connection closed; label says why ("lost (message_loss)").
+//   - "supersede": message msg from peer to actor is replaced by a newer one and will never be
+//     received; label says by what.
+//   - "local": a step of actor alone (peer and msg empty); label describes it.
+//   - "state": actor's state from this step on, until its next "state" event: label is a short
+//     word drawn along its lifeline ("zombie": it still acts though a newer incarnation
+//     replaced it), "" for its normal state.
+//
+// "msg" identifies one message so that its send and its end (recv, drop, supersede) can be
+// paired; a message sent and never ended is still in flight. "peer" is empty for "local"
+// and "state". Trace.BackEvents holds the events of a lasso's back step.
 type Eventer[S any] interface {
 	Actors() []string
 	AppendEvents(from *S, a uint64, to *S, buf []byte) []byte
@@ -330,6 +344,7 @@ type Trace struct {
 	Loop       int
 	BackAction string
 	BackKind   string
+	BackEvents string // JSON array from Eventer for the back step, or ""
 	// Stutter is true when the lasso ends by stuttering forever in the last state.
 	Stutter bool
 	Actors  []string // from Eventer, when the model has it

@@ -47,6 +47,9 @@ func (e *engine[S]) lassoTrace(p *Property[S], l lasso) *Trace {
 	t.Loop = n - len(l.cycle)
 	t.BackAction = e.m.ActionName(acts[n-1])
 	t.BackKind = kindName(e.m.ActionKinds(), e.m.ActionKind(acts[n-1]))
+	if e.ev != nil {
+		t.BackEvents = string(e.ev.AppendEvents(&states[n-1], acts[n-1], &states[n], nil))
+	}
 	return t
 }
 

@@ -283,7 +283,7 @@ func (m evChain) AppendEvents(from *uint32, a uint64, to *uint32, buf []byte) []
 	return append(buf, `","label":"Step"}]`...)
 }
 
-// TestTraceShape: a lasso trace carries the loop, the back action and its kind, the
+// TestTraceShape: a lasso trace carries the loop, the back action, its kind and events, the
 // variables, the actors and each step's events. Reference: TLC's "Back to state N".
 func TestTraceShape(t *testing.T) {
 	m := evChain{chain{n: 3, wrap: true}}
@@ -294,7 +294,7 @@ func TestTraceShape(t *testing.T) {
 		t.Fatalf("got %s, want violated with a trace", got.Verdict)
 	}
 	want := &Trace{Property: "Never", Vars: []string{"x"}, Loop: 0, BackAction: "Wrap", BackKind: "Wrap",
-		Actors: []string{"p", "q"}, States: []TraceState{
+		BackEvents: `[{"type":"send","actor":"p","peer":"q","msg":"m0","label":"Step"}]`, Actors: []string{"p", "q"}, States: []TraceState{
 			{Values: []string{`{"#bigint":"0"}`}},
 			{Action: "Step", Kind: "Step", Values: []string{`{"#bigint":"1"}`},
 				Events: `[{"type":"send","actor":"p","peer":"q","msg":"m1","label":"Step"}]`},

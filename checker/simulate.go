@@ -868,6 +868,10 @@ func (w *simWorker[S]) lassoViolation(li, j, i int, back uint64, closed bool) *s
 		t.Loop = from
 		t.BackAction = s.m.ActionName(back)
 		t.BackKind = kindName(s.m.ActionKinds(), s.m.ActionKind(back))
+		if s.ev != nil {
+			last := &states[len(states)-1]
+			t.BackEvents = string(s.ev.AppendEvents(last, back, &states[from], nil))
+		}
 	} else {
 		t.Stutter = true
 	}

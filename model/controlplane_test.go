@@ -2,6 +2,8 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -115,6 +117,64 @@ func TestControlPlaneValidate(t *testing.T) {
 		tc.edit(&c)
 		if _, err := New(c); (err == nil) != tc.ok {
 			t.Errorf("%s: got error %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// Reference: KAFKA-5480, KAFKA-14154 (zombie controllers): with the control plane the
+// sequence chart has a lifeline per controller incarnation and one for the store; a
+// failover marks the old incarnation a zombie, its resignation ends that, store writes go
+// to the store, and every event names a known actor. Without it, one controller and no
+// store.
+func TestEventsControlPlane(t *testing.T) {
+	single, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(single.Actors()), "[b1 b2 b3 controller]"; got != want {
+		t.Errorf("controllers=1: Actors() = %s, want %s", got, want)
+	}
+	c := cpConfigs()[0]
+	m, states := reachable(t, c, 4000)
+	if got, want := fmt.Sprint(m.Actors()), "[b1 b2 b3 controller1 controller2 controller3 zookeeper]"; got != want {
+		t.Errorf("controllers=3: Actors() = %s, want %s", got, want)
+	}
+	actors := map[string]bool{}
+	for _, a := range m.Actors() {
+		actors[a] = true
+	}
+	seen := map[string]bool{}
+	for i := range states {
+		succ, acts := m.Next(&states[i], nil, nil)
+		for j := range succ {
+			name := m.ActionName(acts[j])
+			var evs []struct{ Type, Actor, Peer, Msg, Label string }
+			if err := json.Unmarshal(m.AppendEvents(&states[i], acts[j], &succ[j], nil), &evs); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, e := range evs {
+				if !actors[e.Actor] || (e.Peer != "" && !actors[e.Peer]) {
+					t.Fatalf("%s: event %+v names an unknown actor", name, e)
+				}
+				switch {
+				case e.Type == "state" && e.Label == "zombie":
+					if kindOf(acts[j]) != KindControllerFailover {
+						t.Errorf("%s: zombie event outside a failover", name)
+					}
+					seen["zombie"] = true
+				case e.Type == "state" && e.Label == "":
+					seen["unzombie"] = true
+				case e.Type == "recv" && e.Actor == "zookeeper" && strings.HasPrefix(e.Label, "write partition state"):
+					seen["write"] = true
+				case e.Type == "supersede":
+					seen["supersede"] = true
+				}
+			}
+		}
+	}
+	for _, w := range []string{"zombie", "unzombie", "write", "supersede"} {
+		if !seen[w] {
+			t.Errorf("no %s event in %d states", w, len(states))
 		}
 	}
 }

@@ -775,14 +775,25 @@ func msgLabel(g *Msg, positions bool) string {
 	return string(buf)
 }
 
-// Actors names the participants of sequence charts: the brokers, then the controller.
+// Actors names the participants of sequence charts: the brokers, then the controller; with
+// the control plane (controllers >= 2), one actor per controller incarnation (controller1,
+// controller2, ... in order of election) and the metadata store, zookeeper.
 func (m *Model) Actors() []string {
-	a := make([]string, 0, m.nb()+1)
+	a := make([]string, 0, m.nb()+MaxControllers+1)
 	for b := 0; b < m.nb(); b++ {
 		a = append(a, "b"+strconv.Itoa(b+1))
 	}
-	return append(a, "controller")
+	if !m.cp() {
+		return append(a, "controller")
+	}
+	for i := 1; i <= m.C.Controllers && i <= MaxControllers; i++ {
+		a = append(a, "controller"+strconv.Itoa(i))
+	}
+	return append(a, storeActor)
 }
+
+// storeActor is the metadata store's actor in sequence charts.
+const storeActor = "zookeeper"
 
 // msgKey identifies a message across the steps of a trace: its kind, ends, epoch and
 // offset (a fetch response keeps its key while its records are copied in).
@@ -802,49 +813,118 @@ func sameKey(a, b *Msg) bool {
 	return a.Kind == b.Kind && a.From == b.From && a.To == b.To && a.Epoch == b.Epoch && a.Off == b.Off
 }
 
-func actorName(buf []byte, id uint8) []byte {
+// actorName is the sequence-chart actor at message end id: a broker, or the controller;
+// with the control plane, controller incarnation inc (1-based, a message's End; 0 when not
+// known).
+func (m *Model) actorName(id, inc uint8) string {
 	if id == CtrlID {
-		return append(buf, "controller"...)
+		return m.ctrlName(int(inc))
 	}
-	buf = append(buf, 'b')
-	return strconv.AppendInt(buf, int64(id+1), 10)
+	return "b" + strconv.Itoa(int(id)+1)
 }
 
-func appendEvent(buf []byte, first *bool, typ string, actor, peer uint8, msg *Msg, label string) []byte {
-	if !*first {
-		buf = append(buf, ',')
+// ctrlName is the actor of controller incarnation inc (1-based), or "controller" without
+// the control plane.
+func (m *Model) ctrlName(inc int) string {
+	if !m.cp() || inc <= 0 {
+		return "controller"
 	}
-	*first = false
-	buf = append(buf, `{"type":"`...)
-	buf = append(buf, typ...)
-	buf = append(buf, `","actor":"`...)
-	buf = actorName(buf, actor)
-	buf = append(buf, `","peer":"`...)
-	if peer != 0xff {
-		buf = actorName(buf, peer)
-	}
-	buf = append(buf, `","msg":"`...)
-	if msg != nil {
-		buf = msgKey(buf, msg)
-	}
-	buf = append(buf, `","label":"`...)
-	buf = append(buf, label...)
-	return append(buf, `"}`...)
+	return "controller" + strconv.Itoa(inc)
 }
 
-// AppendEvents describes step from -a-> to for sequence charts: the messages it received
-// (gone from the network), the local step, and the messages it sent (new in the network).
-// A lost message and the copy of a record into a response in flight are local steps.
-func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byte {
-	buf = append(buf, '[')
-	first := true
-	k := kindOf(a)
-	actor := uint8(argOf(a, 0))
-	switch k {
+// stepActor is the actor that takes step a from state from to state to.
+func (m *Model) stepActor(from *State, a uint64, to *State) string {
+	switch kindOf(a) {
 	case KindControllerHandleAlterPartition, KindControllerHandleBrokerFailure,
-		KindControllerHandleBrokerStartup, KindControllerMoveLeader, KindControllerFailover, KindControllerResign:
-		actor = CtrlID
+		KindControllerHandleBrokerStartup, KindControllerResign, KindControllerHandleIsrChange:
+		return m.ctrlName(argOf(a, 0) + 1)
+	case KindControllerFailover, KindControllerElect:
+		return m.ctrlName(int(to.CP.N))
+	case KindControllerMoveLeader, KindControllerElectPreferred:
+		return m.ctrlName(int(from.CP.N))
 	}
+	return "b" + strconv.Itoa(argOf(a, 0)+1)
+}
+
+// eventList writes a JSON array of sequence-chart events (checker.Eventer).
+type eventList struct {
+	buf   []byte
+	first bool
+}
+
+func (e *eventList) add(typ, actor, peer, msg, label string) {
+	if !e.first {
+		e.buf = append(e.buf, ',')
+	}
+	e.first = false
+	e.buf = append(e.buf, `{"type":`...)
+	e.buf = jQuote(e.buf, typ)
+	e.buf = append(e.buf, `,"actor":`...)
+	e.buf = jQuote(e.buf, actor)
+	e.buf = append(e.buf, `,"peer":`...)
+	e.buf = jQuote(e.buf, peer)
+	e.buf = append(e.buf, `,"msg":`...)
+	e.buf = jQuote(e.buf, msg)
+	e.buf = append(e.buf, `,"label":`...)
+	e.buf = jQuote(e.buf, label)
+	e.buf = append(e.buf, '}')
+}
+
+// jQuote appends s as a JSON string (labels are ASCII; quotes and backslashes escaped).
+func jQuote(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			buf = append(buf, '\\')
+		}
+		buf = append(buf, s[i])
+	}
+	return append(buf, '"')
+}
+
+// message adds event typ for message g at its receiver (recv, drop, supersede) or its
+// sender (send).
+func (m *Model) message(e *eventList, typ string, g *Msg, label string) {
+	from, to := m.actorName(g.From, g.End), m.actorName(g.To, g.End)
+	if typ == "send" {
+		from, to = to, from
+	}
+	e.add(typ, to, from, string(msgKey(nil, g)), label)
+}
+
+// storeLabel is the partition state in the store, as a controller reads or writes it.
+func storeLabel(what string, st *Controller) string {
+	buf := append([]byte(what), " leader="...)
+	if st.Leader == 0 {
+		buf = append(buf, "none"...)
+	} else {
+		buf = strconv.AppendInt(buf, int64(st.Leader), 10)
+	}
+	buf = append(buf, " epoch="...)
+	buf = strconv.AppendInt(buf, int64(st.Epoch), 10)
+	buf = append(buf, " isr="...)
+	buf = fmtSet(buf, st.ISR)
+	buf = append(buf, " zkVersion="...)
+	buf = strconv.AppendInt(buf, int64(st.PEpoch), 10)
+	return string(buf)
+}
+
+// zombie reports whether incarnation i of p is active without a session.
+func (p *ControlPlane) zombie(i int) bool {
+	return i < int(p.N) && p.C[i].Active && !p.C[i].Session
+}
+
+// AppendEvents describes step from -a-> to for sequence charts (checker.Eventer), in this
+// order: the messages the step took out of the network (received, dropped with their
+// connection or by a fault, or superseded by a newer LeaderAndIsr), controller incarnations
+// that became or stopped being zombies, store reads, the local step, store writes, and the
+// messages it sent (new in the network). With the control plane an AlterPartition that
+// AlterPartitionManager has queued but not sent (End 0) is a local step of its broker, and
+// BrokerSendAlterPartition sends it.
+func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byte {
+	e := &eventList{buf: append(buf, '['), first: true}
+	k := kindOf(a)
+	actor := m.stepActor(from, a, to)
 	in := func(n *Network, g *Msg) *Msg {
 		for i := 0; i < int(n.Len); i++ {
 			if sameKey(&n.Msgs[i], g) {
@@ -853,27 +933,60 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 		}
 		return nil
 	}
+	down := func(id uint8) bool { return id != CtrlID && from.B[id].Alive && !to.B[id].Alive }
 	pos := m.C.RecordSizes != SizesUniform
-	crashed := k == KindBrokerCrash || k == KindBrokerUncleanCrash
 	for i := 0; i < int(from.Net.Len); i++ {
 		g := &from.Net.Msgs[i]
-		if in(&to.Net, g) != nil || crashed {
+		now := in(&to.Net, g)
+		if now != nil {
+			if k == KindNetworkLoseControlMessage && g.Kind == MsgAlterPartition && g.End != 0 && now.End == 0 {
+				if argOf(a, 1) == 0 {
+					m.message(e, "drop", g, "lost (control_loss): AlterPartitionManager queues it again")
+				} else {
+					m.message(e, "recv", g, msgLabel(g, pos))
+					e.add("local", m.actorName(g.To, g.End), "", "", "its response is lost (control_loss): AlterPartitionManager queues the request again")
+				}
+			}
 			continue
 		}
 		switch {
+		case down(g.To) || down(g.From):
+			who := g.To
+			if !down(who) {
+				who = g.From
+			}
+			m.message(e, "drop", g, "dropped: "+m.actorName(who, 0)+" went down, its connections closed")
 		case k == KindNetworkLoseMessage:
-			buf = appendEvent(buf, &first, "local", g.To, 0xff, g, "lost "+msgLabel(g, pos))
+			m.message(e, "drop", g, "lost (message_loss)")
+		case g.Kind == MsgLeaderAndIsr && (k != KindBrokerHandleLeaderAndIsr || argOf(a, 0) != int(g.To)):
+			why := "superseded: the controller replaced it by newer state that the broker already has"
+			if nw := to.Net.find(MsgLeaderAndIsr, CtrlID, g.To); nw >= 0 {
+				why = "superseded by " + msgLabel(&to.Net.Msgs[nw], pos)
+			}
+			m.message(e, "supersede", g, why)
 		case k == KindNetworkReadRecord && g.Kind == MsgFetchResponse:
 			// A read that drops the response (bytes.go): the send fails on the server, or
 			// the follower finds corrupt bytes.
 			if out, _ := m.readAt(&from.B[g.From], g); out == readShort {
-				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, "send failed, file shorter than the slice: "+msgLabel(g, pos))
+				m.message(e, "drop", g, "dropped: the send failed, the file is shorter than the slice")
 			} else {
-				buf = appendEvent(buf, &first, "recv", g.To, g.From, g, "corrupt record: "+msgLabel(g, pos))
+				m.message(e, "recv", g, "corrupt record: "+msgLabel(g, pos))
 			}
 		default:
-			buf = appendEvent(buf, &first, "recv", g.To, g.From, g, msgLabel(g, pos))
+			m.message(e, "recv", g, msgLabel(g, pos))
 		}
+	}
+	for i := 0; i < MaxControllers; i++ {
+		if was, is := from.CP.zombie(i), to.CP.zombie(i); was != is {
+			label := ""
+			if is {
+				label = "zombie"
+			}
+			e.add("state", m.ctrlName(i+1), "", "", label)
+		}
+	}
+	if m.cp() {
+		m.storeReads(e, from, a, to, actor)
 	}
 	switch k {
 	case KindNetworkReadRecord, KindNetworkReadGarbage:
@@ -887,23 +1000,78 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 				if k == KindNetworkReadRecord && old.N == g.N {
 					what = "partial batch ends "
 				}
-				buf = appendEvent(buf, &first, "local", g.From, 0xff, g, what+msgLabel(g, pos))
+				e.add("local", m.actorName(g.From, g.End), "", string(msgKey(nil, g)), what+msgLabel(g, pos))
 			}
 		}
 	case KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerRestart,
 		KindControllerMoveLeader, KindLeaderShrinkISR, KindControllerHandleBrokerFailure,
 		KindControllerHandleBrokerStartup, KindControllerFailover, KindControllerResign,
-		KindBrokerReregister, KindBrokerLearnController:
-		buf = appendEvent(buf, &first, "local", actor, 0xff, nil, m.ActionName(a))
+		KindBrokerReregister, KindBrokerLearnController, KindControllerHandleIsrChange,
+		KindControllerElect, KindControllerElectPreferred, KindBrokerSessionLoss,
+		KindBrokerPowerLoss, KindBrokerControlledShutdown:
+		e.add("local", actor, "", "", m.ActionName(a))
+	}
+	if m.cp() {
+		m.storeWrites(e, from, to, actor)
 	}
 	for i := 0; i < int(to.Net.Len); i++ {
 		g := &to.Net.Msgs[i]
-		if in(&from.Net, g) != nil {
-			continue
+		old := in(&from.Net, g)
+		switch {
+		case m.cp() && g.Kind == MsgAlterPartition && g.End == 0:
+			if old == nil {
+				e.add("local", m.actorName(g.From, 0), "", string(msgKey(nil, g)), "queue "+msgLabel(g, pos))
+			}
+		case old == nil || (m.cp() && old.Kind == MsgAlterPartition && old.End == 0 && g.End != 0):
+			m.message(e, "send", g, msgLabel(g, pos))
 		}
-		buf = appendEvent(buf, &first, "send", g.From, g.To, g, msgLabel(g, pos))
 	}
-	return append(buf, ']')
+	e.buf = append(e.buf, ']')
+	return e.buf
+}
+
+// storeReads adds the store reads of a controller step: a new controller loads the
+// partition state, an ISR change notification and a broker failure re-read it, and so
+// does an election (a broker startup of an offline partition, a preferred election).
+func (m *Model) storeReads(e *eventList, from *State, a uint64, to *State, actor string) {
+	read := false
+	switch kindOf(a) {
+	case KindControllerFailover, KindControllerElect:
+		e.add("send", actor, storeActor, "zk-controller", "create /controller, /controller_epoch="+strconv.Itoa(int(to.CP.CEpoch)))
+		e.add("recv", storeActor, actor, "zk-controller", "create /controller, /controller_epoch="+strconv.Itoa(int(to.CP.CEpoch)))
+		read = true
+	case KindControllerHandleIsrChange, KindControllerHandleBrokerFailure, KindControllerElectPreferred:
+		read = true
+	case KindControllerHandleBrokerStartup:
+		read = from.CP.C[argOf(a, 0)].Offline
+	}
+	if read {
+		label := storeLabel("read partition state", &from.Ctrl)
+		e.add("send", storeActor, actor, "zk-read", label)
+		e.add("recv", actor, storeActor, "zk-read", label)
+	}
+}
+
+// storeWrites adds the store writes of a step: the partition state (written by the
+// step's actor: a controller, or before Kafka 2.7 a leader), and brokers' registrations
+// (/brokers/ids) made or gone.
+func (m *Model) storeWrites(e *eventList, from, to *State, actor string) {
+	st, was := &to.Ctrl, &from.Ctrl
+	if st.Leader != was.Leader || st.Epoch != was.Epoch || st.PEpoch != was.PEpoch || st.ISR != was.ISR {
+		label := storeLabel("write partition state", st)
+		e.add("send", actor, storeActor, "zk-write", label)
+		e.add("recv", storeActor, actor, "zk-write", label)
+	}
+	for b := 0; b < m.nb(); b++ {
+		switch {
+		case has(st.Live, b) && !has(was.Live, b):
+			label := "register /brokers/ids/" + strconv.Itoa(b+1)
+			e.add("send", "b"+strconv.Itoa(b+1), storeActor, "zk-register", label)
+			e.add("recv", storeActor, "b"+strconv.Itoa(b+1), "zk-register", label)
+		case !has(st.Live, b) && has(was.Live, b):
+			e.add("local", storeActor, "", "", "session of b"+strconv.Itoa(b+1)+" ended: /brokers/ids/"+strconv.Itoa(b+1)+" deleted")
+		}
+	}
 }
 
 // fmtEntries appends leader-epoch cache entries as [epoch@start ...].

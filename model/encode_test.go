@@ -143,7 +143,7 @@ func TestEvents(t *testing.T) {
 				t.Fatalf("%s: %v: %s", m.ActionName(acts[j]), err, buf)
 			}
 			for _, e := range evs {
-				if !actors[e.Actor] || e.Actor == "" || !actors[e.Peer] || (e.Type != "local" && (e.Peer == "" || e.Msg == "")) {
+				if !actors[e.Actor] || e.Actor == "" || !actors[e.Peer] || (e.Type != "local" && e.Type != "state" && (e.Peer == "" || e.Msg == "")) {
 					t.Fatalf("%s: bad event %+v", m.ActionName(acts[j]), e)
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dominikbraun/graph"
 
@@ -25,8 +24,10 @@ const (
 	colorNodeFill  = "#ffffff"
 	colorText      = "#111111"
 	colorLoop      = "#b03a2e"
-	maxLabelLine   = 64 // runes per line of a node label before it is cut
-	maxLabelLines  = 8  // changed variables shown in a node label
+	maxLabelLine   = 64  // runes per line of a node label before it wraps
+	columnStates   = 15  // states per column of a trace graph of 30 states or more
+	columnLines    = 140 // lines of node labels per column of a trace graph
+	maxColumns     = 4
 	fontName       = "Helvetica"
 	graphPenWidth  = "1.5"
 	edgePenWidth   = "2"
@@ -125,6 +126,23 @@ func DOT(w io.Writer, t *checker.Trace) error {
 		}
 	}
 	colors := kindColors(traceKinds(t))
+	// A long chain is laid out in columns of about columnStates states (fewer when their
+	// labels are tall), side by side: the first state of each column on the rank of the
+	// first state, the edge into a column not constraining the ranks.
+	// Tall labels count too: about columnLines lines of text per column.
+	lines := 0
+	for i := range t.States {
+		lines += strings.Count(stateLabel(t, i), `\l`) + 3
+	}
+	cols := (lines + columnLines - 1) / columnLines
+	if n >= 2*columnStates {
+		cols = max(cols, (n+columnStates-1)/columnStates)
+	}
+	cols = min(cols, maxColumns, n/2)
+	col := 0
+	if cols > 1 {
+		col = (n + cols - 1) / cols
+	}
 	for i := 1; i < n; i++ {
 		s := t.States[i]
 		c := colors[s.Kind]
@@ -133,6 +151,9 @@ func DOT(w io.Writer, t *checker.Trace) error {
 		}
 		a := attrs{"label": " " + s.Action + " ", "color": c, "fontcolor": c,
 			"tooltip": fmt.Sprintf("State %d -> %d: %s", i, i+1, s.Action)}
+		if col > 0 && i%col == 0 {
+			a["constraint"] = "false" // into the next column
+		}
 		if err := g.AddEdge(i-1, i, graph.EdgeAttributes(a)); err != nil {
 			return fmt.Errorf("dot: %w", err)
 		}
@@ -174,8 +195,18 @@ func DOT(w io.Writer, t *checker.Trace) error {
 			loop = append(loop, i)
 		}
 	}
+	if col > 0 {
+		fmt.Fprintln(bw, "  graph [newrank=true];")
+	}
 	if err := writeBody(bw, g, n, loop); err != nil {
 		return fmt.Errorf("dot: %w", err)
+	}
+	if col > 0 {
+		bw.WriteString("  { rank=same;")
+		for i := 0; i < n; i += col {
+			fmt.Fprintf(bw, " %s;", nodeID(i))
+		}
+		bw.WriteString(" }\n")
 	}
 	writeLegend(bw, t, colors)
 	fmt.Fprintln(bw, "}")
@@ -350,8 +381,9 @@ func quoteKeepL(s string) string {
 }
 
 // stateLabel is a node's label: the state number, then every variable for the initial
-// state, or what changed (see Diff) for the others, at most maxLabelLines lines of at most
-// maxLabelLine runes, left-justified.
+// state, or every field that changed (see Diff) for the others, each wrapped to lines of
+// about maxLabelLine runes without breaking a word, left-justified. Nothing is left out: a
+// PNG has no tooltip to show the rest.
 func stateLabel(t *checker.Trace, i int) string {
 	head := fmt.Sprintf("State %d", i+1)
 	var items []string
@@ -369,45 +401,46 @@ func stateLabel(t *checker.Trace, i int) string {
 		}
 	}
 	lines := []string{head}
-	for n, it := range items {
-		if n == maxLabelLines {
-			lines = append(lines, fmt.Sprintf("... %d more (see the tooltip)", len(items)-n))
-			break
-		}
-		lines = append(lines, wrap(it, maxLabelLine, 3)...)
+	for _, it := range items {
+		lines = append(lines, wrap(it, maxLabelLine)...)
 	}
 	return strings.Join(lines, `\l`) + `\l`
 }
 
-// wrap breaks s into lines of at most width runes, after ", " where it can, continuation
-// lines indented; past maxLines the last line is cut.
-func wrap(s string, width, maxLines int) []string {
+// wrap breaks s into lines of at most width runes, continuation lines indented, between
+// words: after ", " where it can, else at a space; a word longer than a line is kept whole.
+func wrap(s string, width int) []string {
 	var out []string
 	r := []rune(s)
 	for len(r) > 0 {
-		w := width
+		w, indent := width, ""
 		if len(out) > 0 {
-			w = width - 4
+			w, indent = width-4, "    "
 		}
-		if len(out) == maxLines-1 || len(r) <= w {
-			line := cut(string(r), w)
-			if len(out) > 0 {
-				line = "    " + line
-			}
-			return append(out, line)
+		if len(r) <= w {
+			return append(out, indent+string(r))
 		}
-		brk := w
-		for j := w; j > w/2; j-- {
-			if r[j-1] == ' ' && r[j-2] == ',' {
+		brk := -1
+		for j := w; j > w/2 && brk < 0; j-- {
+			if r[j-1] == ' ' && j >= 2 && r[j-2] == ',' {
 				brk = j
-				break
 			}
 		}
-		line := strings.TrimRight(string(r[:brk]), " ")
-		if len(out) > 0 {
-			line = "    " + line
+		for j := w; j > 0 && brk < 0; j-- {
+			if r[j] == ' ' {
+				brk = j + 1
+			}
 		}
-		out = append(out, line)
+		if brk < 0 { // one long word: up to the next space
+			brk = len(r)
+			for j := w; j < len(r); j++ {
+				if r[j] == ' ' {
+					brk = j + 1
+					break
+				}
+			}
+		}
+		out = append(out, indent+strings.TrimRight(string(r[:brk]), " "))
 		r = r[brk:]
 	}
 	return out
@@ -424,15 +457,6 @@ func stateTooltip(t *checker.Trace, i int) string {
 		fmt.Fprintf(&b, "\n%s = %s", name, Format(t.States[i].Values[v]))
 	}
 	return b.String()
-}
-
-// cut shortens s to at most n runes, ending it with "..." when it was longer.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-3]) + "..."
 }
 
 // GraphDOT writes a whole reachable state graph (checker.Graph, from --dump-graph): one
@@ -452,7 +476,7 @@ func GraphDOT(w io.Writer, gr *checker.Graph) error {
 		fmt.Fprintf(&tip, "node %d", i)
 		for v, name := range gr.Vars {
 			val := name + " = " + Format(nd.Values[v])
-			lines = append(lines, cut(val, maxLabelLine))
+			lines = append(lines, wrap(val, maxLabelLine)...)
 			tip.WriteString("\n" + val)
 		}
 		a := attrs{"label": strings.Join(lines, `\l`) + `\l`, "tooltip": tip.String()}

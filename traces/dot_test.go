@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -127,8 +128,8 @@ func TestGraphDOTGolden(t *testing.T) {
 	}
 }
 
-// Reference: node labels stay narrow: long changes wrap after ", " and are cut after three
-// lines.
+// Reference: issue 13 (the trace PNG cut words and hid changes behind a tooltip): node
+// labels wrap after ", " or at a space, never inside a word, and nothing is cut.
 func TestWrap(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -136,11 +137,44 @@ func TestWrap(t *testing.T) {
 	}{
 		{"short", []string{"short"}},
 		{"aaaa, bbbb, cccc", []string{"aaaa, bbbb,", "    cccc"}},
-		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", []string{"aaaaaaaaaaaa", "    aaaaaaaa", "    aaaaa..."}},
+		{"aa bb cc dd ee ff", []string{"aa bb cc dd", "    ee ff"}},
+		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa b", []string{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "    b"}},
 	}
 	for _, tc := range tests {
-		if got := wrap(tc.in, 12, 3); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+		got := wrap(tc.in, 12)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("wrap(%q): got %q, want %q", tc.in, got, tc.want)
 		}
+		if joined := strings.Join(strings.Fields(strings.Join(got, " ")), " "); joined != strings.Join(strings.Fields(tc.in), " ") {
+			t.Errorf("wrap(%q): the words changed: %q", tc.in, joined)
+		}
+	}
+}
+
+// Reference: issue 13: a trace graph's labels show every change and mention no tooltip,
+// and a chain of 30 states or more is laid out in columns.
+func TestDOTLongChain(t *testing.T) {
+	tr := safetyTrace()
+	for len(tr.States) < 34 {
+		s := tr.States[len(tr.States)-1]
+		s.Values = append([]string(nil), s.Values...)
+		s.Values[0] = bi(fmt.Sprint(len(tr.States)))
+		tr.States = append(tr.States, s)
+	}
+	var b bytes.Buffer
+	if err := DOT(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"...", "tooltip)", "more (see"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("DOT holds %q", bad)
+		}
+	}
+	if !strings.Contains(out, "{ rank=same; s1; s13; s25; }") {
+		t.Errorf("no columns (rank=same of s1, s13, s25) in\n%s", out)
+	}
+	if !strings.Contains(out, "x = 33") {
+		t.Error("the change of x in state 34 is not in its label")
 	}
 }

@@ -70,6 +70,9 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 	}
 	if t.Loop >= 0 {
 		meta = append(meta, [2]any{"kmc::backAction", t.BackAction}, [2]any{"kmc::backKind", t.BackKind})
+		if t.BackEvents != "" {
+			meta = append(meta, [2]any{"kmc::backEvents", json.RawMessage(t.BackEvents)})
+		}
 	}
 	if t.Stutter {
 		meta = append(meta, [2]any{"kmc::stutter", true})
@@ -270,6 +273,15 @@ func loadITF(f *itfFile) (*checker.Trace, error) {
 			}
 			if t.BackKind == "" {
 				t.BackKind = kindOf(t.BackAction)
+			}
+			if raw, ok := f.Meta["kmc::backEvents"]; ok {
+				var ev []map[string]any
+				if err := json.Unmarshal(raw, &ev); err != nil {
+					return nil, fmt.Errorf("itf: #meta.kmc::backEvents: %w", err)
+				}
+				var c bytes.Buffer
+				_ = json.Compact(&c, raw) // valid: it unmarshalled
+				t.BackEvents = c.String()
 			}
 		}
 	} else if stutter {

@@ -31,7 +31,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	page := string(sampleReport(t, safetyTrace()))
 	for _, want := range []string{
 		`<span class="verdict violated">violated</span>`, "CounterAtMostOne", "distinct states found",
-		`<svg`, `id="msg-m1"`, `<title>s3</title>`, `id="slider"`, `"action":"Inc(p2)"`,
+		`<svg`, `id="msg-m1-0"`, `<title>s3</title>`, `id="slider"`, `"action":"Inc(p2)"`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report: got no %q", want)

@@ -8,19 +8,47 @@ import (
 	"html"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"kmc/checker"
 )
 
-// Event is one entry of a step's events (checker.Eventer): a message sent or received
-// between two actors, or a local step of one actor.
+// Event is one entry of a step's events (checker.Eventer): a message sent, received,
+// dropped or superseded between two actors, a local step of one actor, or an actor's
+// state from then on.
 type Event struct {
-	Type  string `json:"type"` // "send", "recv" or "local"
+	Type  string `json:"type"` // "send", "recv", "drop", "supersede", "local" or "state"
 	Actor string `json:"actor"`
 	Peer  string `json:"peer"`
 	Msg   string `json:"msg"`
 	Label string `json:"label"`
+}
+
+// parseEvents parses one step's events; where names the step in errors.
+func parseEvents(s, where string) ([]Event, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []Event
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, fmt.Errorf("%s: events: %w", where, err)
+	}
+	for k, e := range out {
+		switch e.Type {
+		case "send", "recv", "drop", "supersede":
+			if e.Actor == "" || e.Peer == "" {
+				return nil, fmt.Errorf("%s: event %d: %s needs actor and peer", where, k, e.Type)
+			}
+		case "local", "state":
+			if e.Actor == "" {
+				return nil, fmt.Errorf("%s: event %d: %s needs an actor", where, k, e.Type)
+			}
+		default:
+			return nil, fmt.Errorf("%s: event %d: unknown type %q", where, k, e.Type)
+		}
+	}
+	return out, nil
 }
 
 // Events parses the events of every state of t (none for the initial state). Errors name
@@ -28,89 +56,167 @@ type Event struct {
 func Events(t *checker.Trace) ([][]Event, error) {
 	out := make([][]Event, len(t.States))
 	for i, s := range t.States {
-		if s.Events == "" {
-			continue
+		evs, err := parseEvents(s.Events, fmt.Sprintf("state %d", i+1))
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal([]byte(s.Events), &out[i]); err != nil {
-			return nil, fmt.Errorf("state %d: events: %w", i+1, err)
-		}
-		for k, e := range out[i] {
-			switch e.Type {
-			case "send", "recv":
-				if e.Actor == "" || e.Peer == "" {
-					return nil, fmt.Errorf("state %d: event %d: %s needs actor and peer", i+1, k, e.Type)
-				}
-			case "local":
-				if e.Actor == "" {
-					return nil, fmt.Errorf("state %d: event %d: local needs an actor", i+1, k)
-				}
-			default:
-				return nil, fmt.Errorf("state %d: event %d: unknown type %q", i+1, k, e.Type)
-			}
-		}
+		out[i] = evs
 	}
 	return out, nil
 }
 
 // Sequence-chart geometry, in SVG pixels.
 const (
-	seqLeft    = 240 // width of the step column
-	seqLane    = 190 // distance between lanes
-	seqTop     = 70  // top of the first step
-	seqHeader  = 28  // height of the lane headers
-	seqSub     = 24  // height of one event row
-	seqStepGap = 14  // extra space after each step
-	seqChar    = 6.2 // average width of a character at font-size 11
+	seqLeft    = 290  // width of the step column
+	seqLane    = 200  // distance between lanes
+	seqTop     = 50   // top of the lane headers
+	seqHeader  = 28   // height of the lane headers
+	seqSub     = 24   // height of an event row without text
+	seqStepGap = 12   // extra space after each step
+	seqChar    = 6.6  // width of a character at font-size 11, generous (Helvetica averages 6)
+	seqLineH   = 14.0 // height of a line of text
+	seqWrap    = 176  // width labels are wrapped to
+	seqMargin  = 300  // width of the right-hand column for labels that fit nowhere else
+)
+
+// seqBox is a rectangle, y down.
+type seqBox struct{ x0, y0, x1, y1 float64 }
+
+func (b seqBox) intersects(o seqBox) bool {
+	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
+}
+
+// crosses reports whether segment s meets box b (Liang-Barsky clipping).
+func (b seqBox) crosses(s seqSeg) bool {
+	t0, t1 := 0.0, 1.0
+	dx, dy := s.x2-s.x1, s.y2-s.y1
+	for _, c := range [4][2]float64{{-dx, s.x1 - b.x0}, {dx, b.x1 - s.x1}, {-dy, s.y1 - b.y0}, {dy, b.y1 - s.y1}} {
+		p, q := c[0], c[1]
+		if p == 0 {
+			if q < 0 {
+				return false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			t0 = math.Max(t0, r)
+		} else {
+			t1 = math.Min(t1, r)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
+
+// seqSeg is a line segment: an arrow of the chart.
+type seqSeg struct{ x1, y1, x2, y2 float64 }
+
+// seqText is a block of text lines in a box (left-aligned, or centred in a note).
+type seqText struct {
+	lines []string
+	box   seqBox
+	color string
+}
+
+func (t *seqText) width() float64 {
+	w := 0.0
+	for _, l := range t.lines {
+		w = math.Max(w, float64(len([]rune(l)))*seqChar)
+	}
+	return w + 8
+}
+
+func (t *seqText) height() float64 { return float64(len(t.lines))*seqLineH + 4 }
+
+// The ends of a message.
+const (
+	endRecv      = "recv"
+	endDrop      = "drop"
+	endSupersede = "supersede"
+	endInFlight  = "" // sent and never ended
 )
 
 type seqMsg struct {
-	id           string
-	label        string
-	from, to     string
-	sendY, recvY float64 // -1 when not seen
-	sendStep     int
-	recvStep     int
-}
-
-// seqLayout is the geometry of a sequence chart, in SVG pixels (y down), shared by the SVG
-// and the PNG renderings.
-type seqLayout struct {
-	title         string
-	actors        []string
-	lane          map[string]int
-	stepY, stepH  []float64
-	stepLabel     []string
-	msgs          []*seqMsg
-	notes         []seqNote
-	bottom        float64
-	width, height float64
-	ending        string
+	id       string
+	label    string
+	from, to string
+	sendY    float64 // -1: sent before the trace's first state
+	endY     float64
+	sendStep int // -1: before the first state
+	endStep  int // -1: in flight at the end; len(steps)-1 may be the back step
+	end      string
+	reason   string  // why it was dropped or superseded
+	text     seqText // the label, above the arrow's start
+	mark     seqText // drop, supersede or in-flight marker text
+	line     seqSeg
 }
 
 type seqNote struct {
 	step, k int
 	actor   string
-	label   string
-	y       float64
+	text    seqText
+}
+
+// seqStep is one step's band: a state of the trace, or a lasso's back step.
+type seqStep struct {
+	y, h  float64
+	label seqText
+}
+
+// seqLaneState is an actor's state from y on ("" normal).
+type seqLaneState struct {
+	y     float64
+	label string
+	text  seqText
+}
+
+// seqLayout is the geometry of a sequence chart, in SVG pixels (y down), shared by the SVG
+// and the PNG renderings. Every label is wrapped whole (never cut) and placed where it meets
+// no arrow and no other label: each sits in a row of its own, at a horizontal position free
+// of arrows, or failing that in the right-hand column, which no arrow crosses.
+type seqLayout struct {
+	title         string
+	actors        []string
+	lane          map[string]int
+	steps         []seqStep
+	back          bool // the last step is a lasso's back step
+	msgs          []*seqMsg
+	notes         []seqNote
+	lanes         map[string][]seqLaneState
+	loop          *seqBox
+	loopText      seqText
+	bottom        float64
+	width, height float64
+	lanesRight    float64
 }
 
 func (l *seqLayout) laneX(a string) float64 {
 	return float64(seqLeft + seqLane/2 + l.lane[a]*seqLane)
 }
 
-// line is where message m is drawn, and whether it was lost or is still in flight.
-func (l *seqLayout) line(m *seqMsg) (x1, y1, x2, y2 float64, lost bool) {
-	x1, x2 = l.laneX(m.from), l.laneX(m.to)
-	y1, y2 = m.sendY, m.recvY
-	switch {
-	case y1 < 0: // received, sent before the trace's first step
-		y1 = l.stepY[0] + seqSub/2
-	case y2 < 0: // sent, never received
-		y2 = l.bottom - 6
-		x2 = x1 + (x2-x1)*0.8
-		lost = true
+// texts lists every text block of the chart but the step labels and the lane headers.
+func (l *seqLayout) texts() []*seqText {
+	var out []*seqText
+	for _, m := range l.msgs {
+		out = append(out, &m.text)
+		if len(m.mark.lines) > 0 {
+			out = append(out, &m.mark)
+		}
 	}
-	return
+	for i := range l.notes {
+		out = append(out, &l.notes[i].text)
+	}
+	for _, a := range l.actors {
+		for i := range l.lanes[a] {
+			if len(l.lanes[a][i].text.lines) > 0 {
+				out = append(out, &l.lanes[a][i].text)
+			}
+		}
+	}
+	return out
 }
 
 func (m *seqMsg) tooltip() string {
@@ -118,12 +224,48 @@ func (m *seqMsg) tooltip() string {
 	if m.sendStep >= 0 {
 		tip += fmt.Sprintf(", sent in state %d", m.sendStep+1)
 	}
-	if m.recvStep >= 0 {
-		tip += fmt.Sprintf(", received in state %d", m.recvStep+1)
-	} else {
-		tip += ", never received"
+	switch m.end {
+	case endRecv:
+		tip += fmt.Sprintf(", received in state %d", m.endStep+1)
+	case endDrop:
+		tip += fmt.Sprintf(", dropped in state %d: %s", m.endStep+1, m.reason)
+	case endSupersede:
+		tip += fmt.Sprintf(", superseded in state %d: %s", m.endStep+1, m.reason)
+	default:
+		tip += ", still in flight"
 	}
 	return tip
+}
+
+// wrapWords breaks s into lines of at most width pixels, between words (after ", " by
+// preference) and never inside one: a word longer than a line gets a line of its own.
+func wrapWords(s string, width float64) []string {
+	n := int(width / seqChar)
+	if n < 8 {
+		n = 8
+	}
+	words := strings.Fields(s)
+	var lines []string
+	cur := ""
+	for _, w := range words {
+		switch {
+		case cur == "":
+			cur = w
+		case len([]rune(cur))+1+len([]rune(w)) <= n:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	if cur != "" || len(lines) == 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+func newText(s string, width float64, color string) seqText {
+	return seqText{lines: wrapWords(s, width), color: color}
 }
 
 func layoutSequence(t *checker.Trace) (*seqLayout, error) {
@@ -134,20 +276,34 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &seqLayout{lane: map[string]int{}, actors: append([]string(nil), t.Actors...)}
+	stepLabels := make([]string, len(t.States))
+	for i := range t.States {
+		stepLabels[i] = "1: initial state"
+		if i > 0 {
+			stepLabels[i] = fmt.Sprintf("%d: %s", i+1, t.States[i].Action)
+		}
+	}
+	l := &seqLayout{lane: map[string]int{}, actors: append([]string(nil), t.Actors...), lanes: map[string][]seqLaneState{}}
+	if t.Loop >= 0 {
+		back, err := parseEvents(t.BackEvents, "back step")
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, back)
+		stepLabels = append(stepLabels, fmt.Sprintf("back to state %d: %s", t.Loop+1, t.BackAction))
+		l.back = true
+	}
 	for i, a := range l.actors {
 		l.lane[a] = i
 	}
-	addActor := func(a string) {
-		if _, ok := l.lane[a]; !ok && a != "" {
-			l.lane[a] = len(l.actors)
-			l.actors = append(l.actors, a)
-		}
-	}
 	for _, step := range evs {
 		for _, e := range step {
-			addActor(e.Actor)
-			addActor(e.Peer)
+			for _, a := range []string{e.Actor, e.Peer} {
+				if _, ok := l.lane[a]; !ok && a != "" {
+					l.lane[a] = len(l.actors)
+					l.actors = append(l.actors, a)
+				}
+			}
 		}
 	}
 	l.title = "message sequence chart"
@@ -157,67 +313,267 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 	if len(l.actors) == 0 {
 		l.title += " (the model describes no messages)"
 	}
+	l.lanesRight = float64(seqLeft + len(l.actors)*seqLane)
+	if len(l.actors) == 0 {
+		l.lanesRight = seqLeft + seqLane
+	}
+	// Rows, top down: each event gets a row tall enough for its text.
 	pending := map[string][]*seqMsg{}
-	y := float64(seqTop + seqHeader + 20)
-	for i := range t.States {
-		l.stepY = append(l.stepY, y)
-		label := "1: initial state"
-		if i > 0 {
-			label = fmt.Sprintf("%d: %s", i+1, t.States[i].Action)
+	y := float64(seqTop + seqHeader + 16)
+	for i, step := range evs {
+		st := seqStep{y: y, label: newText(stepLabels[i], seqLeft-24, colorText)}
+		if l.back && i == len(evs)-1 {
+			st.label.color = colorLoop
 		}
-		l.stepLabel = append(l.stepLabel, label)
-		rows := len(evs[i])
-		if rows == 0 {
-			rows = 1
-		}
-		for k, e := range evs[i] {
-			ey := y + float64(k)*seqSub + seqSub/2
+		ry := y
+		for k, e := range step {
 			switch e.Type {
 			case "local":
-				l.notes = append(l.notes, seqNote{i, k, e.Actor, e.Label, ey})
+				tx := newText(e.Label, seqLane-24, colorText)
+				tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + tx.height()}
+				l.notes = append(l.notes, seqNote{i, k, e.Actor, tx})
+				// Room for the note moved off its lifeline, which names its actor.
+				named := newText(e.Actor+": "+strings.Join(tx.lines, " "), seqLane-24, colorText)
+				ry += math.Max(tx.height(), named.height()) + 8
+			case "state":
+				tx := seqText{color: colorRed}
+				if e.Label != "" {
+					tx = newText(e.Label, seqWrap, colorRed)
+				}
+				tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + tx.height()}
+				l.lanes[e.Actor] = append(l.lanes[e.Actor], seqLaneState{y: ry + seqSub/2, label: e.Label, text: tx})
+				ry += math.Max(seqSub, tx.height()+8)
 			case "send":
-				m := &seqMsg{id: e.Msg, label: e.Label, from: e.Actor, to: e.Peer, sendY: ey, sendStep: i, recvY: -1, recvStep: -1}
+				m := &seqMsg{id: e.Msg, label: e.Label, from: e.Actor, to: e.Peer, sendStep: i, endStep: -1}
+				m.text = newText(e.Label, seqWrap, colorNode)
+				h := m.text.height()
+				m.text.box = seqBox{0, ry + 3, m.text.width(), ry + 3 + h}
+				m.sendY = ry + h + 8
+				ry = m.sendY + 4
 				l.msgs = append(l.msgs, m)
 				if e.Msg != "" {
 					pending[e.Msg] = append(pending[e.Msg], m)
 				}
-			case "recv":
-				// The oldest message with this id not yet received: models may reuse an id
-				// for equal messages sent at different times.
+			case "recv", "drop", "supersede":
+				// The oldest message with this id not yet ended: models may reuse an id for
+				// equal messages sent at different times.
 				var m *seqMsg
 				if q := pending[e.Msg]; e.Msg != "" && len(q) > 0 {
 					m, pending[e.Msg] = q[0], q[1:]
 				} else { // sent before the trace's first state
 					m = &seqMsg{id: e.Msg, label: e.Label, from: e.Peer, to: e.Actor, sendY: -1, sendStep: -1}
+					m.text = newText(e.Label, seqWrap, colorNode)
 					l.msgs = append(l.msgs, m)
 				}
-				m.recvY, m.recvStep = ey, i
+				m.end, m.endStep = e.Type, i
+				if e.Type == "recv" {
+					m.endY = ry + seqSub/2
+					ry += seqSub
+					break
+				}
+				word := "dropped"
+				if e.Type == "supersede" {
+					word = "superseded"
+				}
+				m.reason = e.Label
+				mark := word
+				if e.Label != "" && !strings.HasPrefix(e.Label, word) {
+					mark += ": " + e.Label
+				} else if e.Label != "" {
+					mark = e.Label
+				}
+				m.mark = newText(mark, seqWrap, colorRed)
+				h := m.mark.height()
+				m.mark.box = seqBox{0, ry + 4, m.mark.width(), ry + 4 + h}
+				m.endY = ry + 4 + seqLineH/2
+				ry += math.Max(seqSub, h+8)
 			}
 		}
-		h := float64(rows)*seqSub + seqStepGap
-		l.stepH = append(l.stepH, h)
-		y += h
+		st.h = math.Max(ry-y, math.Max(seqSub, st.label.height()+4)) + seqStepGap
+		l.steps = append(l.steps, st)
+		y += st.h
 	}
-	l.bottom = y + 30
-	l.width = float64(seqLeft + len(l.actors)*seqLane + 20)
-	if len(l.actors) == 0 {
-		l.width = seqLeft + seqLane
-	}
-	l.height = l.bottom + 30
+	// The loop: the rows from its first state to the back step (or the last state, which
+	// stutters), boxed, its label in the step column below them.
 	switch {
 	case t.Loop >= 0:
-		l.ending = fmt.Sprintf("back to state %d: %s", t.Loop+1, t.BackAction)
+		l.loopText = newText(fmt.Sprintf("loop: back to state %d via %s", t.Loop+1, t.BackAction), seqLeft-24, colorLoop)
 	case t.Stutter:
-		l.ending = "then stutters forever"
+		l.loopText = newText(fmt.Sprintf("loop: stutters forever in state %d", len(t.States)), seqLeft-24, colorLoop)
 	}
+	if len(l.loopText.lines) > 0 {
+		first := len(t.States) - 1
+		if t.Loop >= 0 {
+			first = t.Loop
+		}
+		h := l.loopText.height()
+		l.loopText.box = seqBox{8, y + 2, 8 + l.loopText.width(), y + 2 + h}
+		y += h + 8
+		l.loop = &seqBox{3, l.steps[first].y - seqStepGap/2, 0, y}
+		y += 8
+	}
+	// Messages in flight at the end: a row each below the steps, where their arrows stop.
+	for _, m := range l.msgs {
+		if m.end != endInFlight {
+			continue
+		}
+		m.mark = newText("in flight", seqWrap, colorRed)
+		m.mark.box = seqBox{0, y + 2, m.mark.width(), y + 2 + m.mark.height()}
+		m.endY = y + 2 + seqLineH/2
+		y += m.mark.height() + 6
+	}
+	l.bottom = y + 10
+	// Arrows.
+	var segs []seqSeg
+	for _, m := range l.msgs {
+		x1, x2 := l.laneX(m.from), l.laneX(m.to)
+		y1 := m.sendY
+		if y1 < 0 {
+			y1 = l.steps[0].y + seqSub/2
+			m.sendY = y1
+		}
+		if m.end != endRecv {
+			x2 = x1 + (x2-x1)*0.8
+		}
+		m.line = seqSeg{x1, y1, x2, m.endY}
+		segs = append(segs, m.line)
+	}
+	// Texts: each in its row, at the free place nearest the one it belongs at.
+	// Lifelines are soft obstacles: a text crosses one only where it cannot help it.
+	var lifelines []seqSeg
+	for _, a := range l.actors {
+		lifelines = append(lifelines, seqSeg{l.laneX(a), seqTop + seqHeader, l.laneX(a), l.bottom})
+	}
+	var margin bool
+	place := func(tx *seqText, want float64, soft bool) {
+		w := tx.box.x1 - tx.box.x0
+		lo, hi := float64(seqLeft+4), l.lanesRight-w-4
+		free := func(x float64, obstacles ...[]seqSeg) bool {
+			b := seqBox{x, tx.box.y0, x + w, tx.box.y1}
+			for _, segs := range obstacles {
+				for _, s := range segs {
+					if b.crosses(s) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		for _, hard := range [][][]seqSeg{{segs, lifelines}, {segs}} {
+			if len(hard) == 2 && !soft {
+				continue
+			}
+			for d := 0.0; d <= l.lanesRight; d += 6 {
+				for _, x := range []float64{want + d, want - d} {
+					if x >= lo && x <= hi && free(x, hard...) {
+						tx.box.x0, tx.box.x1 = x, x+w
+						return
+					}
+				}
+			}
+		}
+		margin = true
+		tx.box.x0, tx.box.x1 = l.lanesRight+10, l.lanesRight+10+w
+	}
+	for _, m := range l.msgs {
+		x1, x2 := m.line.x1, l.laneX(m.to)
+		w := m.text.box.x1 - m.text.box.x0
+		if m.sendStep < 0 { // no row of its own: the label sits at the arrow's end
+			m.text = seqText{}
+		} else if x2 >= x1 {
+			place(&m.text, x1+6, true)
+		} else {
+			place(&m.text, x1-6-w, true)
+		}
+		if len(m.mark.lines) > 0 {
+			w := m.mark.box.x1 - m.mark.box.x0
+			if x2 >= x1 {
+				place(&m.mark, m.line.x2+8, true)
+			} else {
+				place(&m.mark, m.line.x2-8-w, true)
+			}
+		}
+	}
+	for i := range l.notes {
+		nt := &l.notes[i]
+		x := l.laneX(nt.actor)
+		place(&nt.text, x-(nt.text.box.x1-nt.text.box.x0)/2, false)
+		if nt.text.box.x0 > x || nt.text.box.x1 < x {
+			// Moved off its lifeline (arrows cross it there): the note names its actor.
+			y0 := nt.text.box.y0
+			nt.text = newText(nt.actor+": "+strings.Join(nt.text.lines, " "), seqLane-24, nt.text.color)
+			nt.text.box = seqBox{0, y0, nt.text.width(), y0 + nt.text.height()}
+			place(&nt.text, x-(nt.text.box.x1-nt.text.box.x0)/2, false)
+		}
+	}
+	for _, a := range l.actors {
+		for i := range l.lanes[a] {
+			if ls := &l.lanes[a][i]; len(ls.text.lines) > 0 {
+				place(&ls.text, l.laneX(a)+8, true)
+			}
+		}
+	}
+	l.width = l.lanesRight + 20
+	if margin {
+		l.width = l.lanesRight + seqMargin
+		for _, tx := range l.texts() {
+			l.width = math.Max(l.width, tx.box.x1+10)
+		}
+	}
+	if l.loop != nil {
+		l.loop.x1 = l.width - 3
+	}
+	l.height = l.bottom + 10
 	return l, nil
 }
 
-// SequenceSVG writes a message sequence chart of t as SVG: one lane per actor (t.Actors,
-// else the actors the events name, in order of appearance), each message an arrow from
-// its send to its receipt labelled with its type and fields, local steps as notes on
-// their lane, and messages never received drawn to a "lost / in flight" marker. The output
-// is deterministic.
+// laneSegment is a piece of a lifeline, in a state ("" normal).
+type laneSegment struct {
+	y0, y1 float64
+	label  string
+}
+
+// laneSegments splits actor a's lifeline at its state changes, leaving out where a text
+// lies across it.
+func (l *seqLayout) laneSegments(a string) []laneSegment {
+	x := l.laneX(a)
+	var gaps []seqBox
+	for _, tx := range l.texts() {
+		if tx.box.x0 <= x && x <= tx.box.x1 {
+			gaps = append(gaps, tx.box)
+		}
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i].y0 < gaps[j].y0 })
+	states := append([]seqLaneState{{y: seqTop + seqHeader}}, l.lanes[a]...)
+	var out []laneSegment
+	for i, st := range states {
+		y0, y1 := st.y, l.bottom
+		if i+1 < len(states) {
+			y1 = states[i+1].y
+		}
+		for _, g := range gaps {
+			if g.y1 <= y0 || g.y0 >= y1 {
+				continue
+			}
+			if g.y0 > y0 {
+				out = append(out, laneSegment{y0, g.y0, st.label})
+			}
+			y0 = g.y1
+		}
+		if y1 > y0 {
+			out = append(out, laneSegment{y0, y1, st.label})
+		}
+	}
+	return out
+}
+
+// SequenceSVG writes a message sequence chart of t as SVG: one lifeline per actor
+// (t.Actors, else the actors the events name, in order of appearance), drawn red and
+// labelled while the actor is in a state the model names (a zombie), each message an arrow
+// from its send to its receipt labelled with its type and fields, a message dropped or
+// superseded ending in a red cross that says why, one still in flight ending in the air,
+// local steps as notes on their lifeline, and a lasso's loop boxed with the back step. No
+// label is cut or overlaps an arrow or another label. The output is deterministic.
 func SequenceSVG(w io.Writer, t *checker.Trace) error {
 	if err := drawable(t); err != nil {
 		return err
@@ -229,55 +585,94 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="Helvetica, Arial, sans-serif" font-size="11">`+"\n",
 		l.width, l.height, l.width, l.height)
-	bw.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="` + colorNode + `"/></marker>` +
-		`<marker id="arrow-lost" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto"><path d="M 0 0 L 10 5 L 0 10 z" fill="` + colorRed + `"/></marker></defs>` + "\n")
+	bw.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="` + colorNode + `"/></marker></defs>` + "\n")
 	fmt.Fprintf(bw, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="#ffffff"/>`+"\n", l.width, l.height)
 	fmt.Fprintf(bw, `<text x="10" y="24" font-size="15" fill="%s">%s</text>`+"\n", colorText, esc(l.title))
-
-	for i := range l.stepY {
+	text := func(tx *seqText, class string, centre bool) {
+		if len(tx.lines) == 0 {
+			return
+		}
+		x, anchor := tx.box.x0+4, ""
+		if centre {
+			x, anchor = (tx.box.x0+tx.box.x1)/2, ` text-anchor="middle"`
+		}
+		fmt.Fprintf(bw, `<text class="%s" x="%.1f" y="%.1f" fill="%s"%s>`, class, x, tx.box.y0+seqLineH-2, tx.color, anchor)
+		for i, ln := range tx.lines {
+			dy := 0.0
+			if i > 0 {
+				dy = seqLineH
+			}
+			fmt.Fprintf(bw, `<tspan x="%.1f" dy="%.0f">%s</tspan>`, x, dy, esc(ln))
+		}
+		bw.WriteString("</text>")
+	}
+	for i, st := range l.steps {
 		fill := "#ffffff"
 		if i%2 == 1 {
 			fill = "#f6f7f9"
 		}
-		fmt.Fprintf(bw, `<g id="step-%d" class="step"><rect x="0" y="%.1f" width="%.0f" height="%.1f" fill="%s"/><text x="10" y="%.1f" fill="%s"><title>%s</title>%s</text></g>`+"\n",
-			i+1, l.stepY[i]-seqStepGap/2, l.width, l.stepH[i], fill, l.stepY[i]+seqSub/2+4, colorText, esc(l.stepLabel[i]), esc(cutText(l.stepLabel[i], seqLeft-20)))
+		fmt.Fprintf(bw, `<g id="step-%d" class="step"><rect x="0" y="%.1f" width="%.0f" height="%.1f" fill="%s"/>`,
+			i+1, st.y-seqStepGap/2, l.width, st.h, fill)
+		lb := st.label
+		lb.box = seqBox{6, st.y, 6 + lb.width(), st.y + lb.height()}
+		text(&lb, "step-label", false)
+		bw.WriteString("</g>\n")
 	}
-	if l.ending != "" {
-		fmt.Fprintf(bw, `<text x="10" y="%.1f" fill="%s">%s</text>`+"\n", l.bottom-12, colorRed, esc(l.ending))
+	if l.loop != nil {
+		b := l.loop
+		fmt.Fprintf(bw, `<g id="loop" class="loop"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="2" stroke-dasharray="8 4" rx="6"/>`,
+			b.x0, b.y0, b.x1-b.x0, b.y1-b.y0, colorLoop)
+		text(&l.loopText, "loop-label", false)
+		bw.WriteString("</g>\n")
 	}
 	for _, a := range l.actors {
 		x := l.laneX(a)
-		fmt.Fprintf(bw, `<g id="lane-%s" class="lane"><line x1="%.1f" y1="%d" x2="%.1f" y2="%.1f" stroke="#9aa0a6" stroke-width="1.5" stroke-dasharray="4 3"/>`,
-			esc(a), x, seqTop+seqHeader, x, l.bottom)
-		fmt.Fprintf(bw, `<rect x="%.1f" y="%d" width="%d" height="%d" rx="5" fill="%s" stroke="%s" stroke-width="1.5"/><text x="%.1f" y="%d" text-anchor="middle" fill="%s">%s</text></g>`+"\n",
+		fmt.Fprintf(bw, `<g id="lane-%s" class="lane">`, esc(a))
+		for _, s := range l.laneSegments(a) {
+			stroke, sw, dash := "#9aa0a6", "1.5", ` stroke-dasharray="4 3"`
+			if s.label != "" {
+				stroke, sw, dash = colorRed, "3", ` stroke-dasharray="10 3"`
+			}
+			fmt.Fprintf(bw, `<line class="lifeline" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="%s"%s/>`,
+				x, s.y0, x, s.y1, stroke, sw, dash)
+		}
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%d" width="%d" height="%d" rx="5" fill="%s" stroke="%s" stroke-width="1.5"/><text x="%.1f" y="%d" text-anchor="middle" fill="%s">%s</text>`,
 			x-seqLane/2+15, seqTop, seqLane-30, seqHeader, colorInitFill, colorNode, x, seqTop+18, colorText, esc(a))
+		for i := range l.lanes[a] {
+			text(&l.lanes[a][i].text, "lane-state", false)
+		}
+		bw.WriteString("</g>\n")
 	}
 	for n, m := range l.msgs {
 		id := m.id
 		if id == "" {
 			id = fmt.Sprintf("anon%d", n)
 		}
-		x1, y1, x2, y2, lost := l.line(m)
-		cls, stroke, dash, marker := "msg", colorNode, "", "arrow"
-		if lost {
-			cls, stroke, dash, marker = "msg lost", colorRed, ` stroke-dasharray="6 4"`, "arrow-lost"
+		cls, stroke, dash, marker := "msg", colorNode, "", ` marker-end="url(#arrow)"`
+		switch m.end {
+		case endDrop:
+			cls, stroke, dash, marker = "msg dropped", colorRed, ` stroke-dasharray="6 4"`, ""
+		case endSupersede:
+			cls, stroke, dash, marker = "msg superseded", colorRed, ` stroke-dasharray="6 4"`, ""
+		case endInFlight:
+			cls, stroke, dash, marker = "msg inflight", colorNode, ` stroke-dasharray="2 3"`, ""
 		}
-		fmt.Fprintf(bw, `<g id="msg-%s" class="%s"><title>%s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6"%s marker-end="url(#%s)"/>`,
-			esc(id), cls, esc(m.tooltip()), x1, y1, x2, y2, stroke, dash, marker)
-		lx, ly := labelAt(x1, y1, x2, y2)
-		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="%s" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`,
-			lx, ly, stroke, esc(msgLabel(m.label, x1, x2)))
-		if lost {
-			fmt.Fprintf(bw, `<text class="lost-marker" x="%.1f" y="%.1f" text-anchor="middle" fill="%s">✕ lost / in flight</text>`, x2, y2+14, colorRed)
+		s := m.line
+		fmt.Fprintf(bw, `<g id="msg-%s-%d" class="%s"><title>%s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6"%s%s/>`,
+			esc(id), n, cls, esc(m.tooltip()), s.x1, s.y1, s.x2, s.y2, stroke, dash, marker)
+		if m.end == endDrop || m.end == endSupersede {
+			fmt.Fprintf(bw, `<path d="M %.1f %.1f l 8 8 m 0 -8 l -8 8" stroke="%s" stroke-width="2"/>`, s.x2-4, s.y2-4, colorRed)
 		}
+		text(&m.text, "msg-label", false)
+		text(&m.mark, "msg-end", false)
 		bw.WriteString("</g>\n")
 	}
 	for _, nt := range l.notes {
-		x := l.laneX(nt.actor)
-		text := cutText(nt.label, seqLane-16)
-		w := float64(len([]rune(text)))*seqChar + 12
-		fmt.Fprintf(bw, `<g id="note-%d-%d" class="note"><title>%s: %s</title><rect x="%.1f" y="%.1f" width="%.1f" height="18" rx="3" fill="#fff6d5" stroke="#c9a227" stroke-width="1"/><text x="%.1f" y="%.1f" text-anchor="middle" fill="%s">%s</text></g>`+"\n",
-			nt.step+1, nt.k, esc(nt.actor), esc(nt.label), x-w/2, nt.y-9, w, x, nt.y+4, colorText, esc(text))
+		b := nt.text.box
+		fmt.Fprintf(bw, `<g id="note-%d-%d" class="note"><title>%s</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="#fff6d5" stroke="#c9a227" stroke-width="1"/>`,
+			nt.step+1, nt.k, esc(nt.actor), b.x0, b.y0, b.x1-b.x0, b.y1-b.y0)
+		text(&nt.text, "note-label", true)
+		bw.WriteString("</g>\n")
 	}
 	bw.WriteString("</svg>\n")
 	if err := bw.Flush(); err != nil {
@@ -306,65 +701,74 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 	// Corner markers fix the drawing's extent.
 	fmt.Fprintf(bw, "  corner0 [shape=point, width=0.01, style=invis, pos=%q];\n", pos(0, 0))
 	fmt.Fprintf(bw, "  corner1 [shape=point, width=0.01, style=invis, pos=%q];\n", pos(l.width, l.height))
-	for i := range l.stepY {
+	textNode := func(name string, tx *seqText, extra string) {
+		if len(tx.lines) == 0 {
+			return
+		}
+		b := tx.box
+		fmt.Fprintf(bw, "  %s [shape=plaintext, label=%s, fontcolor=%q, width=%s, height=%s, pos=%q%s];\n",
+			name, quoteKeepL(strings.Join(tx.lines, `\l`)+`\l`), tx.color, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2), extra)
+	}
+	line := func(name string, s seqSeg, col, style, pw, head, tip string) {
+		fmt.Fprintf(bw, "  %sa [shape=point, width=0.01, style=invis, pos=%q];\n", name, pos(s.x1, s.y1))
+		fmt.Fprintf(bw, "  %sb [shape=point, width=0.01, style=invis, pos=%q];\n", name, pos(s.x2, s.y2))
+		fmt.Fprintf(bw, "  %sa -> %sb [color=%q, style=%s, penwidth=%s, arrowhead=%s%s];\n", name, name, col, style, pw, head, tip)
+	}
+	// The loop's box first: the bands would hide its fill (its outline is drawn last).
+	if l.loop != nil {
+		b := l.loop
+		fmt.Fprintf(bw, "  loop [shape=box, style=\"rounded,dashed\", label=\" \", color=%q, penwidth=2, width=%s, height=%s, pos=%q];\n",
+			colorLoop, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2))
+		textNode("looplabel", &l.loopText, "")
+	}
+	for i, st := range l.steps {
 		fill := "#ffffff"
 		if i%2 == 1 {
 			fill = "#f6f7f9"
 		}
-		cy := l.stepY[i] - seqStepGap/2 + l.stepH[i]/2
+		cy := st.y - seqStepGap/2 + st.h/2
 		fmt.Fprintf(bw, "  band%d [shape=box, style=filled, label=\" \", color=%q, fillcolor=%q, width=%s, height=%s, pos=%q];\n",
-			i+1, fill, fill, inch(l.width), inch(l.stepH[i]), pos(l.width/2, cy))
-		fmt.Fprintf(bw, "  step%d [shape=plaintext, label=%s, width=%s, height=0.2, pos=%q];\n",
-			i+1, quoteKeepL(cutText(l.stepLabel[i], seqLeft-20)+`\l`), inch(seqLeft-20), pos(10+float64(seqLeft-20)/2, l.stepY[i]+seqSub/2))
-	}
-	if l.ending != "" {
-		fmt.Fprintf(bw, "  ending [shape=plaintext, label=%s, fontcolor=%q, width=%s, height=0.2, pos=%q];\n",
-			quoteKeepL(l.ending+`\l`), colorRed, inch(l.width-20), pos(10+(l.width-20)/2, l.bottom-16))
+			i+1, fill, fill, inch(l.width), inch(st.h), pos(l.width/2, cy))
+		lb := st.label
+		lb.box = seqBox{6, st.y, 6 + lb.width(), st.y + lb.height()}
+		textNode(fmt.Sprintf("step%d", i+1), &lb, "")
 	}
 	for i, a := range l.actors {
 		x := l.laneX(a)
 		fmt.Fprintf(bw, "  lane%d [shape=box, style=\"rounded,filled\", label=%s, color=%q, fillcolor=%q, penwidth=1.5, width=%s, height=%s, pos=%q];\n",
 			i, quote(a), colorNode, colorInitFill, inch(seqLane-30), inch(seqHeader), pos(x, seqTop+seqHeader/2))
-		// The lane line in pieces that leave out the notes on it (lines are drawn last).
-		ys := []float64{seqTop + seqHeader}
-		for _, nt := range l.notes {
-			if nt.actor == a {
-				ys = append(ys, nt.y-9, nt.y+9)
+		for j, s := range l.laneSegments(a) {
+			col, style, pw := "#9aa0a6", "dashed", "1.5"
+			if s.label != "" {
+				col, style, pw = colorRed, "solid", "3"
 			}
+			line(fmt.Sprintf("lane%d_%d", i, j), seqSeg{x, s.y0, x, s.y1}, col, style, pw, "none", "")
 		}
-		ys = append(ys, l.bottom)
-		for j := 0; j+1 < len(ys); j += 2 {
-			fmt.Fprintf(bw, "  lane%d_%da [shape=point, width=0.01, style=invis, pos=%q];\n", i, j, pos(x, ys[j]))
-			fmt.Fprintf(bw, "  lane%d_%db [shape=point, width=0.01, style=invis, pos=%q];\n", i, j, pos(x, ys[j+1]))
-			fmt.Fprintf(bw, "  lane%d_%da -> lane%d_%db [color=\"#9aa0a6\", style=dashed, penwidth=1.5, arrowhead=none];\n", i, j, i, j)
+		for j := range l.lanes[a] {
+			textNode(fmt.Sprintf("lane%d_state%d", i, j), &l.lanes[a][j].text, "")
 		}
 	}
 	for n, m := range l.msgs {
-		x1, y1, x2, y2, lost := l.line(m)
-		col, style := colorNode, "solid"
-		if lost {
-			col, style = colorRed, "dashed"
+		col, style, head := colorNode, "solid", "normal"
+		switch m.end {
+		case endDrop, endSupersede:
+			col, style, head = colorRed, "dashed", "none"
+		case endInFlight:
+			style, head = "dotted", "none"
 		}
-		fmt.Fprintf(bw, "  m%da [shape=point, width=0.01, style=invis, pos=%q];\n", n, pos(x1, y1))
-		fmt.Fprintf(bw, "  m%db [shape=point, width=0.01, style=invis, pos=%q];\n", n, pos(x2, y2))
-		fmt.Fprintf(bw, "  m%da -> m%db [color=%q, style=%s, penwidth=1.6, tooltip=%s];\n",
-			n, n, col, style, quote(m.tooltip()))
-		// The label is a node above the arrow's middle, so that the arrow does not cross it.
-		label := msgLabel(m.label, x1, x2)
-		lx, ly := labelAt(x1, y1, x2, y2)
-		fmt.Fprintf(bw, "  m%dlabel [shape=plaintext, label=%s, fontcolor=%q, fontsize=9, width=%s, height=0.18, pos=%q];\n",
-			n, quote(label), col, inch(float64(len([]rune(label)))*seqChar), pos(lx, ly-4))
-		if lost {
-			fmt.Fprintf(bw, "  m%dlost [shape=plaintext, label=\"x lost / in flight\", fontcolor=%q, width=1.3, height=0.2, pos=%q];\n",
-				n, colorRed, pos(x2, y2+12))
+		line(fmt.Sprintf("m%d", n), m.line, col, style, "1.6", head, ", tooltip="+quote(m.tooltip()))
+		if m.end == endDrop || m.end == endSupersede {
+			x, y := m.line.x2, m.line.y2
+			line(fmt.Sprintf("m%dx1", n), seqSeg{x - 4, y - 4, x + 4, y + 4}, colorRed, "solid", "2", "none", "")
+			line(fmt.Sprintf("m%dx2", n), seqSeg{x - 4, y + 4, x + 4, y - 4}, colorRed, "solid", "2", "none", "")
 		}
+		textNode(fmt.Sprintf("m%dlabel", n), &m.text, "")
+		textNode(fmt.Sprintf("m%dend", n), &m.mark, "")
 	}
 	for _, nt := range l.notes {
-		x := l.laneX(nt.actor)
-		text := cutText(nt.label, seqLane-16)
-		w := float64(len([]rune(text)))*seqChar + 12
+		b := nt.text.box
 		fmt.Fprintf(bw, "  note%d_%d [shape=box, style=\"rounded,filled\", label=%s, color=\"#c9a227\", fillcolor=\"#fff6d5\", penwidth=1, width=%s, height=%s, pos=%q];\n",
-			nt.step+1, nt.k, quote(text), inch(w), inch(18), pos(x, nt.y))
+			nt.step+1, nt.k, quote(strings.Join(nt.text.lines, "\n")), inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2))
 	}
 	fmt.Fprintln(bw, "}")
 	if err := bw.Flush(); err != nil {
@@ -383,42 +787,6 @@ func SequencePNG(w io.Writer, t *checker.Trace) error {
 		return err
 	}
 	return RenderDOT(w, dot.Bytes(), "png", "neato")
-}
-
-// labelAt is where a message's label goes: above its arrow, at the middle of a short
-// arrow and near the sender on a long one (which crosses many steps).
-func labelAt(x1, y1, x2, y2 float64) (float64, float64) {
-	l := math.Hypot(x2-x1, y2-y1)
-	t := 0.5
-	if l > 0 && l/2 > 110 {
-		t = 110 / l
-	}
-	x, y := x1+(x2-x1)*t, y1+(y2-y1)*t-5
-	if x1 == x2 {
-		x += 6
-	}
-	return x, y
-}
-
-// msgLabel cuts a message's label to about the width between its lanes.
-func msgLabel(label string, x1, x2 float64) string {
-	return cutText(label, math.Max(absf(x2-x1)-10, 220))
-}
-
-func absf(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// cutText shortens s to about maxw pixels of text.
-func cutText(s string, maxw float64) string {
-	n := int(maxw / seqChar)
-	if n < 4 {
-		n = 4
-	}
-	return cut(s, n)
 }
 
 func esc(s string) string { return html.EscapeString(strings.ToValidUTF8(s, "?")) }

@@ -47,8 +47,8 @@ func TestSequenceSVGStructure(t *testing.T) {
 		want  []string
 	}{
 		{"lane", []string{"lane-p1", "lane-p2"}},
-		{"msg", []string{"msg-m1", "msg-m2"}},
-		{"lost", []string{"msg-m2"}},
+		{"msg", []string{"msg-m1-0", "msg-m2-1"}},
+		{"inflight", []string{"msg-m2-1"}},
 		{"note", []string{"note-2-1"}},
 		{"step", []string{"step-1", "step-2", "step-3"}},
 	} {
@@ -56,8 +56,8 @@ func TestSequenceSVGStructure(t *testing.T) {
 			t.Errorf("class %s: got ids %s, want %s", tc.class, got, strings.Join(tc.want, ","))
 		}
 	}
-	if !strings.Contains(b.String(), "lost / in flight") {
-		t.Error("no lost/in-flight marker for m2")
+	if !strings.Contains(b.String(), ">in flight<") {
+		t.Error("no in-flight marker for m2")
 	}
 	var again bytes.Buffer
 	if err := SequenceSVG(&again, tr); err != nil {
@@ -88,8 +88,8 @@ func TestSequenceActorsFromEvents(t *testing.T) {
 	if got := strings.Join(by["lane"], ","); got != "lane-q,lane-p" {
 		t.Errorf("lanes: got %s, want lane-q,lane-p", got)
 	}
-	if got := len(by["lost"]); got != 0 {
-		t.Errorf("lost messages: got %d, want 0", got)
+	if got := len(by["inflight"]); got != 0 {
+		t.Errorf("messages in flight: got %d, want 0", got)
 	}
 }
 
@@ -111,10 +111,13 @@ func TestSequenceBadEvents(t *testing.T) {
 }
 
 // Reference: issue 6 (the sequence chart as PNG too): rendered through Graphviz with the
-// nodes pinned, it decodes and shows the lost message's red dashed arrow.
+// nodes pinned, it decodes and shows the dropped message's red dashed arrow and cross.
 func TestSequencePNG(t *testing.T) {
 	var b bytes.Buffer
-	if err := SequencePNG(&b, safetyTrace()); err != nil {
+	tr := safetyTrace()
+	tr.States = append(tr.States, tr.States[2])
+	tr.States[3].Events = `[{"type":"drop","actor":"p1","peer":"p2","msg":"m2","label":"lost"}]`
+	if err := SequencePNG(&b, tr); err != nil {
 		t.Fatal(err)
 	}
 	data := b.Bytes()
@@ -123,7 +126,7 @@ func TestSequencePNG(t *testing.T) {
 		t.Fatalf("PNG does not decode: %v", err)
 	}
 	if got := countColor(img, colorRed); got < 40 {
-		t.Errorf("red pixels (lost message): got %d, want at least 40", got)
+		t.Errorf("red pixels (dropped message): got %d, want at least 40", got)
 	}
 	if got := countColor(img, "#9aa0a6"); got < 100 {
 		t.Errorf("grey pixels (lanes): got %d, want at least 100", got)
@@ -149,9 +152,139 @@ func TestSequenceReusedIDs(t *testing.T) {
 	}
 	var got []string
 	for _, m := range l.msgs {
-		got = append(got, fmt.Sprintf("%s:%d->%d", m.label, m.sendStep+1, m.recvStep+1))
+		got = append(got, fmt.Sprintf("%s:%d->%d", m.label, m.sendStep+1, m.endStep+1))
 	}
 	if want := "Ping:2->3 Ping:3->4 Old:0->5"; strings.Join(got, " ") != want {
 		t.Errorf("messages: got %s, want %s", strings.Join(got, " "), want)
 	}
+}
+
+// crowdedTrace has long labels, messages crossing several steps, a superseded, a dropped
+// and an in-flight message, a zombie and a lasso whose back step receives a message.
+func crowdedTrace() *checker.Trace {
+	tr := safetyTrace()
+	tr.Actors = []string{"p1", "p2", "c1", "c2", "store"}
+	long := "AlterPartitionResponse ctrl->2 FENCED_LEADER_EPOCH epoch=0 pepoch=0 isr={} ctrl=1 copy record into FetchResponse 1->2 epoch=1 offset=0 hw=0 end=1 records=[e1:r1]"
+	ev := []string{
+		`[{"type":"send","actor":"c1","peer":"p1","msg":"l1","label":"LeaderAndIsr ctrl->1 leader=1 epoch=1 pepoch=0 isr={1,2} from=1 cepoch=1"},` +
+			`{"type":"send","actor":"c1","peer":"p2","msg":"l2","label":"LeaderAndIsr ctrl->2 leader=1 epoch=1 pepoch=0 isr={1,2} from=1 cepoch=1"},` +
+			`{"type":"send","actor":"p2","peer":"c1","msg":"a1","label":"` + long + `"}]`,
+		`[{"type":"state","actor":"c1","label":"zombie"},{"type":"send","actor":"c2","peer":"store","msg":"w","label":"write partition state leader=2 epoch=2 isr={2} zkVersion=1"},` +
+			`{"type":"recv","actor":"store","peer":"c2","msg":"w","label":"write"},` +
+			`{"type":"supersede","actor":"p2","peer":"c1","msg":"l2","label":"superseded by LeaderAndIsr ctrl->2 leader=2 epoch=2 pepoch=1 isr={2}"},` +
+			`{"type":"send","actor":"c2","peer":"p2","msg":"l3","label":"LeaderAndIsr ctrl->2 leader=2 epoch=2 pepoch=1 isr={2} from=2 cepoch=2"},` +
+			`{"type":"local","actor":"p1","label":"` + long + `"}]`,
+		`[{"type":"recv","actor":"c1","peer":"p2","msg":"a1","label":"x"},{"type":"drop","actor":"p1","peer":"c1","msg":"l1","label":"dropped: p1 went down, its connections closed"},` +
+			`{"type":"send","actor":"c1","peer":"p2","msg":"r1","label":"` + long + `"},{"type":"send","actor":"p1","peer":"store","msg":"f","label":"` + long + `"}]`,
+		`[{"type":"recv","actor":"p2","peer":"c2","msg":"l3","label":"x"},{"type":"state","actor":"c1","label":""}]`,
+	}
+	base := tr.States[2]
+	tr.States = tr.States[:1]
+	for i, e := range ev {
+		s := base
+		s.Action = fmt.Sprintf("Step%d(with, a, rather, long, list, of, arguments)", i+1)
+		s.Events = e
+		tr.States = append(tr.States, s)
+	}
+	tr.Loop = 2
+	tr.BackAction = "Back(1)"
+	tr.BackKind = "Back"
+	tr.BackEvents = `[{"type":"recv","actor":"p2","peer":"c1","msg":"r1","label":"x"}]`
+	return tr
+}
+
+// Reference: issue 13 (labels cut and overlapping): every label is wrapped whole, no two
+// text boxes intersect, and no text box meets an arrow.
+func TestSequenceLabelsWrappedAndApart(t *testing.T) {
+	for name, tr := range map[string]*checker.Trace{"safety": safetyTrace(), "crowded": crowdedTrace()} {
+		l, err := layoutSequence(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := l.texts()
+		var words []string
+		for i, tx := range texts {
+			for _, ln := range tx.lines {
+				if strings.Contains(ln, "...") {
+					t.Errorf("%s: label line %q is cut", name, ln)
+				}
+				words = append(words, strings.Fields(ln)...)
+			}
+			for _, o := range texts[i+1:] {
+				if tx.box.intersects(o.box) {
+					t.Errorf("%s: labels %q and %q overlap", name, tx.lines, o.lines)
+				}
+			}
+			for _, m := range l.msgs {
+				if tx.box.crosses(m.line) {
+					t.Errorf("%s: label %q meets the arrow of %q", name, tx.lines, m.label)
+				}
+			}
+		}
+		if name == "crowded" && !strings.Contains(strings.Join(words, " "), "FENCED_LEADER_EPOCH epoch=0 pepoch=0 isr={} ctrl=1 copy record") {
+			t.Errorf("%s: the long label lost words: %s", name, strings.Join(words, " "))
+		}
+	}
+}
+
+// Reference: issue 13 (superseded messages drawn as received, the loop not marked, no
+// zombie): a superseded, a dropped and an in-flight message each end as such, the back
+// step's receipt is a receipt, the loop is boxed and labelled, and the zombie's lifeline
+// is red from its state event to the next.
+func TestSequenceEndsLoopAndZombie(t *testing.T) {
+	tr := crowdedTrace()
+	l, err := layoutSequence(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[string]string{}
+	for _, m := range l.msgs {
+		ends[m.id] = fmt.Sprintf("%s@%d", m.end, m.endStep+1)
+	}
+	want := map[string]string{"l1": "drop@4", "l2": "supersede@3", "a1": "recv@4", "l3": "recv@5", "r1": "recv@6", "f": "@0", "w": "recv@3"}
+	for id, w := range want {
+		if ends[id] != w {
+			t.Errorf("message %s: got end %q, want %q", id, ends[id], w)
+		}
+	}
+	if l.loop == nil || !strings.Contains(strings.Join(l.loopText.lines, " "), "loop: back to state 3 via Back(1)") {
+		t.Errorf("loop: got box %v, text %q", l.loop, l.loopText.lines)
+	}
+	var red []string
+	for _, s := range l.laneSegments("c1") {
+		if s.label != "" {
+			red = append(red, s.label)
+		}
+	}
+	if len(red) == 0 {
+		t.Error("c1: no zombie segment on its lifeline")
+	}
+	for _, s := range l.laneSegments("c2") {
+		if s.label != "" {
+			t.Errorf("c2: got a %q segment, want none", s.label)
+		}
+	}
+	var b bytes.Buffer
+	if err := SequenceSVG(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	var root svgNode
+	if err := xml.Unmarshal(b.Bytes(), &root); err != nil {
+		t.Fatalf("SVG does not parse as XML: %v", err)
+	}
+	by := map[string][]string{}
+	collect(root, by)
+	for _, tc := range []struct{ class, want string }{
+		{"superseded", "msg-l2-1"}, {"dropped", "msg-l1-0"}, {"inflight", "msg-f-6"}, {"loop", "loop"},
+	} {
+		if got := strings.Join(by[tc.class], ","); got != tc.want {
+			t.Errorf("class %s: got %s, want %s", tc.class, got, tc.want)
+		}
+	}
+	for _, w := range []string{">superseded by LeaderAndIsr", ">dropped: p1 went down", ">zombie<", ">back to state 3: Back(1)<"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("SVG holds no %q", w)
+		}
+	}
+	golden(t, "crowded.sequence.svg", b.Bytes())
 }
