@@ -294,7 +294,9 @@ func TestTraceShape(t *testing.T) {
 		t.Fatalf("got %s, want violated with a trace", got.Verdict)
 	}
 	want := &Trace{Property: "Never", Vars: []string{"x"}, Loop: 0, BackAction: "Wrap", BackKind: "Wrap",
-		BackEvents: `[{"type":"send","actor":"p","peer":"q","msg":"m0","label":"Step"}]`, Actors: []string{"p", "q"}, States: []TraceState{
+		BackEvents: `[{"type":"send","actor":"p","peer":"q","msg":"m0","label":"Step"}]`, Actors: []string{"p", "q"},
+		Witness: "Never: the goal holds in no state; states 1..3 repeat forever. Fair steps taken in the loop: Step, Wrap.",
+		States: []TraceState{
 			{Values: []string{`{"#bigint":"0"}`}},
 			{Action: "Step", Kind: "Step", Values: []string{`{"#bigint":"1"}`},
 				Events: `[{"type":"send","actor":"p","peer":"q","msg":"m1","label":"Step"}]`},
