@@ -43,14 +43,14 @@ type reportVar struct {
 type reportStat struct{ Name, Value string }
 
 type reportData struct {
-	Title, Verdict, Property, Reason, Spec, Check, Command string
-	Stats                                                  []reportStat
-	Graph, Sequence                                        template.HTML
-	Text                                                   string
-	Data                                                   template.JS
-	Steps                                                  int
-	HasEvents                                              bool
-	Ending                                                 string
+	Title, Verdict, Property, Reason, Spec, Check, Command, Witness string
+	Stats                                                           []reportStat
+	Graph, Sequence                                                 template.HTML
+	Text                                                            string
+	Data                                                            template.JS
+	Steps                                                           int
+	HasEvents                                                       bool
+	Ending                                                          string
 }
 
 // HTML writes a self-contained report page (inline CSS, JavaScript and SVG; nothing
@@ -94,7 +94,7 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	d := reportData{
-		Title: info.Title, Verdict: string(info.Verdict), Property: info.Property, Reason: info.Reason,
+		Title: info.Title, Verdict: string(info.Verdict), Property: info.Property, Reason: info.Reason, Witness: t.Witness,
 		Spec: info.Spec, Check: info.Check, Command: info.Command,
 		Graph:    template.HTML(stripProlog(graph.String())),
 		Sequence: template.HTML(stripProlog(seq.String())),
@@ -187,6 +187,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 #views div.view { overflow-x: auto; }
 #views h3 { font-size: 14px; margin: 10px 0 2px 0; }
 #views ul { margin: 2px 0 6px 0; padding-left: 18px; font-size: 12px; color: #444; }
+.witness { margin-top: 8px; padding: 8px 12px; background: #fdecea; border-left: 4px solid #d62728; font-size: 14px; line-height: 1.4; max-width: 1100px; }
 #js-error { display: none; background: #d62728; color: #fff; padding: 8px; }
 .muted { color: #666; font-size: 13px; }
 </style>
@@ -200,6 +201,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 {{if .Reason}} <span class="muted">({{.Reason}})</span>{{end}}</div>
 <div class="muted">{{if .Spec}}spec {{.Spec}}{{end}}{{if .Check}}, check {{.Check}}{{end}} &middot; {{.Steps}} states{{if .Ending}} &middot; {{.Ending}}{{end}}</div>
 {{if .Command}}<div class="muted">reproduce: <code>{{.Command}}</code></div>{{end}}
+{{if .Witness}}<div id="witness" class="witness"><b>Why:</b> {{.Witness}}</div>{{end}}
 </header>
 <main>
 <div class="row">

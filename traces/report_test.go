@@ -32,6 +32,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	for _, want := range []string{
 		`<span class="verdict violated">violated</span>`, "CounterAtMostOne", "distinct states found",
 		`<svg`, `id="msg-m1-0"`, `<title>s3</title>`, `id="slider"`, `"action":"Inc(p2)"`,
+		`<div id="witness" class="witness"><b>Why:</b> CounterAtMostOne is false in state 3: x = 2, above the bound 1, after both processes bumped it</div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report: got no %q", want)
