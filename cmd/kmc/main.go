@@ -42,6 +42,7 @@ var commands = []command{
 	{"list", "list the model families: constants, faults, switches and properties", runList},
 	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
 	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},
+	{"why", "turn each fix switch of a saved violation's check and say which one the trace is about", runWhy},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

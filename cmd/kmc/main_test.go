@@ -71,6 +71,7 @@ func TestCLI(t *testing.T) {
 		{"suite-bad", []string{"suite", "testdata/suite-bad"}, exitUsage},
 		{"suite-robust", []string{"suite", "testdata/suite-robust", "--workers", "1"}, exitInternal},
 		{"help-sweep", []string{"sweep", "--help"}, exitOK},
+		{"help-why", []string{"help", "why"}, exitOK},
 		{"sweep-twophase", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1"}, exitOK},
 		{"sweep-json", []string{"sweep", spec, "--check", "fixed", "--vary", "rms=2..4", "--max-states", "300", "--workers", "1", "--format", "json"}, exitOK},
 		{"sweep-invalid", []string{"sweep", "../../specs/kafka-13077-precondition.toml", "--check", "power-loss-2-8", "--vary", "min_isr=1..3", "--vary", "session_loss=0,1", "--workers", "1"}, exitOK},
