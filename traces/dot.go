@@ -186,6 +186,9 @@ func DOT(w io.Writer, t *checker.Trace) error {
 		title += ", then stuttering"
 	}
 	title += ")"
+	if t.Witness != "" {
+		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth), "\n")
+	}
 
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, "trace", title)

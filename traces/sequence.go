@@ -188,6 +188,7 @@ type seqLayout struct {
 	lanes         map[string][]seqLaneState
 	loop          *seqBox
 	loopText      seqText
+	why           seqText // the trace's witness, under the chart
 	bottom        float64
 	width, height float64
 	lanesRight    float64
@@ -524,6 +525,14 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		l.loop.x1 = l.width - 3
 	}
 	l.height = l.bottom + 10
+	if t.Witness != "" {
+		// The witness, wrapped to the chart's width, under the last row.
+		l.why.lines = WrapWords("Why: "+t.Witness, max(40, int((l.width-30)/seqChar)))
+		l.why.color = colorRed
+		h := float64(len(l.why.lines))*seqLineH + 4
+		l.why.box = seqBox{x0: 10, y0: l.bottom + 6, x1: 10 + l.why.width() + 8, y1: l.bottom + 6 + h}
+		l.height = l.why.box.y1 + 10
+	}
 	return l, nil
 }
 
@@ -625,6 +634,10 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 		text(&l.loopText, "loop-label", false)
 		bw.WriteString("</g>\n")
 	}
+	if len(l.why.lines) > 0 {
+		text(&l.why, "witness", false)
+		bw.WriteString("\n")
+	}
 	for _, a := range l.actors {
 		x := l.laneX(a)
 		fmt.Fprintf(bw, `<g id="lane-%s" class="lane">`, esc(a))
@@ -720,6 +733,9 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		fmt.Fprintf(bw, "  loop [shape=box, style=\"rounded,dashed\", label=\" \", color=%q, penwidth=2, width=%s, height=%s, pos=%q];\n",
 			colorLoop, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2))
 		textNode("looplabel", &l.loopText, "")
+	}
+	if len(l.why.lines) > 0 {
+		textNode("witness", &l.why, "")
 	}
 	for i, st := range l.steps {
 		fill := "#ffffff"
