@@ -72,28 +72,17 @@ func brokerState(s *model.State, b int) string {
 }
 
 func explainCommittedDataLoss(m *model.Model, s *model.State) string {
-	for id := 0; id < m.C.MaxRecords; id++ {
-		if s.Acked[id] == 0 {
-			continue
-		}
-		off := s.Acked[id] - 1
-		for b := 0; b < m.C.Brokers; b++ {
-			r := &s.B[b]
-			role := "in the controller's ISR " + brokerSet(m, s.Ctrl.ISR)
-			if int(s.Ctrl.Leader) == b+1 {
-				role = "the controller's leader"
-			}
-			member := int(s.Ctrl.Leader) == b+1 || s.Ctrl.ISR&(1<<b) != 0
-			if !member || !r.Alive || r.Register {
-				continue
-			}
-			if off >= r.LEO || r.Log[off].ID != uint8(id+1) {
-				return fmt.Sprintf("r%d was acknowledged at offset %d; %s, %s and up, holds %s there (hw %d, leo %d)",
-					id+1, off, broker(b), role, record(r, off), r.HW, r.LEO)
-			}
-		}
+	id, b, ok := lostRecord(m, s)
+	if !ok {
+		return ""
 	}
-	return ""
+	off, r := s.Acked[id]-1, &s.B[b]
+	role := "in the controller's ISR " + brokerSet(m, s.Ctrl.ISR)
+	if int(s.Ctrl.Leader) == b+1 {
+		role = "the controller's leader"
+	}
+	return fmt.Sprintf("r%d was acknowledged at offset %d; %s, %s and up, holds %s there (hw %d, leo %d)",
+		id+1, off, broker(b), role, record(r, off), r.HW, r.LEO)
 }
 
 func explainPermanentDivergence(m *model.Model, s *model.State) string {
@@ -206,18 +195,14 @@ func explainMissingEpoch(m *model.Model, s *model.State) string {
 }
 
 func explainBehind(m *model.Model, s *model.State) string {
-	l, lr, ok := stableLeader(s)
-	if !ok {
+	f := behindFollower(m, s)
+	if f < 0 {
 		return ""
 	}
-	for f := 0; f < m.C.Brokers; f++ {
-		r := &s.B[f]
-		if f != l && r.Alive && r.Role == model.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
-			return fmt.Sprintf("follower %s of leader %s (epoch %d) has log end offset %d, the leader's is %d; %s's last fetched epoch is %d and its cache is %s, the leader's %s",
-				broker(f), broker(l), lr.Epoch, r.LEO, lr.LEO, broker(f), r.LastEp, cache(r), cache(lr))
-		}
-	}
-	return ""
+	l, lr, _ := stableLeader(s)
+	r := &s.B[f]
+	return fmt.Sprintf("follower %s of leader %s (epoch %d) has log end offset %d, the leader's is %d; %s's last fetched epoch is %d and its cache is %s, the leader's %s",
+		broker(f), broker(l), lr.Epoch, r.LEO, lr.LEO, broker(f), r.LastEp, cache(r), cache(lr))
 }
 
 func explainLeaderless(m *model.Model, s *model.State) string {

@@ -75,6 +75,13 @@ var NoCommittedDataLoss = Descriptor{
 }
 
 func noCommittedDataLoss(m *model.Model, s *model.State) bool {
+	_, _, ok := lostRecord(m, s)
+	return !ok
+}
+
+// lostRecord finds an acknowledged record (id index) missing at its offset on broker b, the
+// controller's leader or a member of its ISR that is up and registered.
+func lostRecord(m *model.Model, s *model.State) (id, b int, ok bool) {
 	for id := 0; id < m.C.MaxRecords; id++ {
 		if s.Acked[id] == 0 {
 			continue
@@ -87,11 +94,11 @@ func noCommittedDataLoss(m *model.Model, s *model.State) bool {
 				continue
 			}
 			if off >= r.LEO || r.Log[off].ID != uint8(id+1) {
-				return false
+				return id, b, true
 			}
 		}
 	}
-	return true
+	return 0, 0, false
 }
 
 // NoPermanentDivergence: any two replicas hold the same record at every offset below
@@ -287,18 +294,21 @@ var FollowerEventuallyCatchesUp = Descriptor{
 
 // behind reports whether some live follower follows the controller's leader, which is live
 // and leading in that epoch, and has not reached the leader's log end offset.
-func behind(m *model.Model, s *model.State) bool {
+func behind(m *model.Model, s *model.State) bool { return behindFollower(m, s) >= 0 }
+
+// behindFollower is the first such follower (broker index), or -1.
+func behindFollower(m *model.Model, s *model.State) int {
 	l, lr, ok := stableLeader(s)
 	if !ok {
-		return false
+		return -1
 	}
 	for f := 0; f < m.C.Brokers; f++ {
 		r := &s.B[f]
 		if f != l && r.Alive && r.Role == model.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
-			return true
+			return f
 		}
 	}
-	return false
+	return -1
 }
 
 func followerCatchesUp(m *model.Model) checker.Property[model.State] {

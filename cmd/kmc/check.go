@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -174,18 +173,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "check", "--checkpoint and --resume need one check: name it with --check")
 	}
 
-	forceMemory := over.MemoryBytes != 0
-	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
-		over.MemoryBytes = defaultMemory()
-	}
-	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-		// The Go runtime's soft limit is the budget: the engine keeps its live memory
-		// (tables, transient copies, the runtime's overhead) within it, and the limit has
-		// the collector free the old copies of grown tables before the process's resident
-		// memory goes beyond it.
-		prev := debug.SetMemoryLimit(mem)
-		defer debug.SetMemoryLimit(prev)
-	}
+	forceMemory, restore := applyMemoryBudget(spec.Options, &over)
+	defer restore()
 	stop, release := newStop()
 	defer release()
 	over.Stop = stop

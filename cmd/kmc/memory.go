@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"os"
 	"path"
+	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"kmc/checker"
+	"kmc/specs"
 )
 
 // The default memory budget of a search is the smallest of:
@@ -140,4 +144,23 @@ func hasController(list, name string) bool {
 		}
 	}
 	return false
+}
+
+// applyMemoryBudget gives over the default memory budget when neither the flags nor the spec set
+// one, and sets the Go runtime's soft memory limit to the budget: the engine keeps its live
+// memory (tables, transient copies, the runtime's overhead) within it, and the limit has the
+// collector free the old copies of grown tables before the process's resident memory goes
+// beyond it. It returns whether --memory was given (MergeOptions' forceMemory) and a func
+// that restores the previous limit.
+func applyMemoryBudget(spec checker.Options, over *checker.Options) (force bool, restore func()) {
+	force = over.MemoryBytes != 0
+	if over.MemoryBytes == 0 && spec.MemoryBytes == 0 {
+		over.MemoryBytes = defaultMemory()
+	}
+	restore = func() {}
+	if mem := specs.MergeOptions(spec, *over, force).MemoryBytes; mem > 0 {
+		prev := debug.SetMemoryLimit(mem)
+		restore = func() { debug.SetMemoryLimit(prev) }
+	}
+	return force, restore
 }

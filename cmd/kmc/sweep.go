@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -137,15 +136,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 
-	forceMemory := over.MemoryBytes != 0
-	if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
-		over.MemoryBytes = defaultMemory()
-	}
-	if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-		// The Go runtime's soft limit is the budget, as kmc check sets it.
-		prev := debug.SetMemoryLimit(mem)
-		defer debug.SetMemoryLimit(prev)
-	}
+	forceMemory, restore := applyMemoryBudget(spec.Options, &over)
+	defer restore()
 	stop, release := newStop()
 	defer release()
 	over.Stop = stop

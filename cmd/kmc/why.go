@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -202,14 +201,9 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 
 	forceMemory := over.MemoryBytes != 0
 	if !f.noCheck {
-		if over.MemoryBytes == 0 && spec.Options.MemoryBytes == 0 {
-			over.MemoryBytes = defaultMemory()
-		}
-		if mem := specs.MergeOptions(spec.Options, over, forceMemory).MemoryBytes; mem > 0 {
-			// The Go runtime's soft limit is the budget, as kmc check sets it.
-			prev := debug.SetMemoryLimit(mem)
-			defer debug.SetMemoryLimit(prev)
-		}
+		var restore func()
+		forceMemory, restore = applyMemoryBudget(spec.Options, &over)
+		defer restore()
 	}
 	stop, release := newStop()
 	defer release()
