@@ -45,6 +45,9 @@ func ViewsDOT(w io.Writer, t *checker.Trace, sel ViewSelection) error {
 	if t.Property != "" {
 		title += " (" + t.Property + " violated)"
 	}
+	if t.Witness != "" {
+		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth), "\n")
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph views {")
 	fmt.Fprintf(bw, "  graph [label=%s, labelloc=t, fontname=%q, fontsize=14, fontcolor=%q, bgcolor=%q, rankdir=TB, nodesep=0.3, ranksep=0.3];\n",
