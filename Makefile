@@ -43,10 +43,12 @@ verify:
 	if [ -n "$$bad" ]; then echo "checker imports more than the standard library:"; echo "$$bad"; exit 1; fi
 	@echo "verify: ok"
 
-# The benchmarks, then the heavier specs under specs/large/ (kmc suite specs/ skips that
+# The Go benchmarks, the benchmark table (kmc bench: bench/table.toml), then the heavier
+# specs under specs/large/ (kmc suite specs/ skips that
 # folder) when there are any.
-bench:
+bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./bench/ ./checker/
+	$(KMC) bench
 	@if [ -d specs/large ]; then echo "$(GO) run ./cmd/kmc suite specs/large/"; $(GO) run ./cmd/kmc suite specs/large/; fi
 
 # Each fuzz target of each package for FUZZTIME.

@@ -43,6 +43,7 @@ var commands = []command{
 	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
 	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},
 	{"why", "turn each fix switch of a saved violation's check and say which one the trace is about", runWhy},
+	{"bench", "run the benchmark table (bench/table.toml): states, time, states/s per worker count, bytes per state, peak RSS", runBench},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

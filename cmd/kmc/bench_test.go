@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A bad benchmark list is an error naming the file and what is wrong (exit 2).
+func TestBenchListErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, src, want string }{
+		{"unknown key", "[[run]]\nspec = \"a.toml\"\ncheck = \"c\"\nwokers = [1]\n", "unknown key run.wokers"},
+		{"no check", "[[run]]\nspec = \"a.toml\"\n", "run 1: spec and check are required"},
+		{"bad workers", "[[run]]\nspec = \"a.toml\"\ncheck = \"c\"\nworkers = [0]\n", "run 1 (a.toml c): workers: 0 outside 1..256"},
+		{"no runs", "# nothing\n", "no [[run]]"},
+		{"syntax", "[[run]\n", ".toml:2: expected end of table array name"},
+	}
+	for _, tc := range tests {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".toml")
+		if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := runBench([]string{path}, &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), path) || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %s and %q", tc.name, code, errb.String(), path, tc.want)
+		}
+	}
+}
+
+// kmc bench runs each row in a child kmc per worker count and tabulates what the child
+// reported, with its peak RSS: the same distinct states for 1 and 2 workers.
+func TestBenchRuns(t *testing.T) {
+	bin := kmcBinary(t)
+	dir := t.TempDir()
+	spec, _ := filepath.Abs("../../specs/twophase.toml")
+	list := filepath.Join(dir, "table.toml")
+	src := "[[run]]\nspec = " + `"` + spec + `"` + "\ncheck = \"fixed\"\nset = [\"rms=4\"]\n"
+	if err := os.WriteFile(list, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "bench", list, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("kmc bench: %v", err)
+	}
+	var rows []struct {
+		Check   string        `json:"check"`
+		Results []benchResult `json:"results"`
+	}
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("kmc bench --format json: %v\n%s", err, out)
+	}
+	if len(rows) != 1 || len(rows[0].Results) != 2 {
+		t.Fatalf("got %+v, want one row with results for 1 and 2 workers", rows)
+	}
+	a, b := rows[0].Results[0], rows[0].Results[1]
+	if a.Workers != 1 || b.Workers != 2 || a.Verdict != "ok" || a.Distinct == 0 || a.Distinct != b.Distinct || a.Depth != b.Depth {
+		t.Errorf("results %+v and %+v: want ok with the same distinct states and depth for 1 and 2 workers", a, b)
+	}
+	if a.PeakRSS < 1<<20 || a.EngineB <= 0 {
+		t.Errorf("peak RSS %d, engine bytes %d: want both measured", a.PeakRSS, a.EngineB)
+	}
+	text, err := exec.Command(bin, "bench", list).Output()
+	if err != nil || !strings.Contains(string(text), "states/s 2w") || !strings.Contains(string(text), "rms=4") {
+		t.Errorf("kmc bench text: %v\n%s", err, text)
+	}
+}
