@@ -44,8 +44,7 @@ verify:
 	@echo "verify: ok"
 
 # The Go benchmarks, the benchmark table (kmc bench: bench/table.toml), then the heavier
-# specs under specs/large/ (kmc suite specs/ skips that
-# folder) when there are any.
+# specs under specs/large/ (kmc suite specs/ skips that folder) when there are any.
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./bench/ ./checker/
 	$(KMC) bench
