@@ -91,6 +91,8 @@ func kafkaFamily() Family {
 		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
 		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
 		Build:      buildKafka,
+		// model/symmetry.go: every election takes the first candidate in assignment order.
+		NoSymmetry: "elections follow the assignment order, so every broker is singled out; see model/symmetry.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false

@@ -50,6 +50,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 func writeFamily(w io.Writer, f specs.Family) {
 	fmt.Fprintf(w, "%s: %s\n", f.Name, f.Doc)
 	sym := "no"
+	if f.NoSymmetry != "" {
+		sym += " (" + f.NoSymmetry + ")"
+	}
 	if f.Symmetry {
 		sym = "yes (safety"
 		if f.LivenessSymmetry {
