@@ -2,36 +2,41 @@ package model
 
 import "bytes"
 
-// Broker permutations, and why the Kafka model declares no symmetry.
+// Broker permutations and symmetry reduction.
 //
 // Permute renames the brokers of a state consistently: every field that holds a broker
-// index, a broker id (index+1) or a set of brokers, and every per-broker array. It is the
-// building block of a symmetry reduction (checker.Symmetric) and of the tests that check
-// whether the model is symmetric under a permutation.
+// index, a broker id (index+1) or a set of brokers, and every per-broker array. Canonicalize
+// maps a state to the representative of its class under the permutations of the brokers
+// that the configuration lets the model treat alike (Interchangeable), for the engine's
+// symmetry reduction (checker.Symmetric): safety only, as the spec layer declares it.
 //
-// The model is not symmetric under any permutation of brokers other than the identity,
-// whatever the configuration, and so it declares no interchangeable brokers
-// (Interchangeable is empty) and does not implement checker.Symmetric: Kafka's elections
-// follow the partition's assignment order, which is brokers 1..N here, so every broker is
-// singled out by its place in that order:
+// Kafka's elections follow the partition's assignment order, brokers 1..N here, and that
+// singles out every broker an election compares:
 //
 //   - the leader elected on a broker failure is the first live ISR member in assignment
 //     order (brokerFailed; electLeader with the control plane;
-//     PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection);
+//     PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection); a bounced broker's
+//     startup handles its failure first;
 //   - a controlled shutdown moves leadership to the first other live ISR member
 //     (controlledShutdownSteps, cpControlledShutdown);
-//   - an unclean election picks the first live replica (uncleanLeader);
+//   - an unclean election picks the first live replica (uncleanLeader), and only after a
+//     broker failure;
 //   - the controller elected after a failover or a host crash is the lowest live broker
 //     (failoverSteps, controllerElectSteps);
-//   - the initial leader, the preferred replica (preferred_election) and the first
-//     controller's host (controller_broker) are single brokers besides.
+//   - the initial leader and the preferred replica (preferred_election) are broker 1, and
+//     the first controller's host is controller_broker.
 //
 // With three brokers, for example, b1's crash with ISR {b1,b2,b3} elects b2; in the state
 // with b2 and b3 swapped it elects b2 again, not b3, so the successors of a permuted state
-// are not the permuted successors, and a search over one state per class would miss
-// reachable states (TestKafkaNotSymmetric shows such a state). A sound reduction needs the
-// assignment order itself as state, revealed as elections compare brokers (see
-// FINDINGS.md, "Symmetry"); until then symmetry reduction is refused for this model.
+// are not the permuted successors, and a search over one state per class could miss
+// reachable states (TestKafkaNotSymmetric shows such a state). None of these elections can
+// happen when no broker ever stops (no crash, unclean_crash, power_loss or
+// controlled_shutdown budget) and the single controller runs (controllers <= 1): the only
+// elections left are leader_change's, to any live ISR member, and preferred_election's, to
+// broker 1. Then brokers 2..N are interchangeable (TestKafkaSymmetricWhenNoBrokerStops);
+// otherwise none is. A sound reduction for the other configurations needs the assignment
+// order as state, revealed as elections compare brokers, and a trace renamed at the end to
+// the order 1..N.
 
 // Perm is a permutation of broker indices: broker b becomes broker P[b]. Entries at or
 // beyond the broker count map to themselves.
@@ -46,10 +51,37 @@ func Identity() Perm {
 	return p
 }
 
-// Interchangeable is the set of brokers (bit b for broker index b) that the model's
-// successors treat alike, so that permuting them maps successors to successors: none
-// (see the comment at the top of this file).
-func (m *Model) Interchangeable() uint8 { return 0 }
+// Interchangeable is the set of brokers (bit b for broker index b) whose permutations map
+// successors to successors and the initial state to itself: brokers 2..N when no broker
+// ever stops and the single controller runs, none otherwise (see the top of this file).
+func (m *Model) Interchangeable() uint8 {
+	c := &m.C
+	if c.Controllers > 1 || c.Crash+c.UncleanCrash+c.PowerLoss+c.ControlledShutdown > 0 {
+		return 0
+	}
+	return uint8(1<<m.nb()-1) &^ 1
+}
+
+// Canonicalize rewrites s to the representative of its class under the permutations of
+// the interchangeable brokers (checker.Symmetric). It allocates nothing.
+func (m *Model) Canonicalize(s *State) {
+	if len(m.perms) < 2 {
+		return
+	}
+	var t State
+	m.Canonical(s, m.perms, &t)
+	*s = t
+}
+
+// OrbitSize is the number of distinct states in s's class: the states of the unreduced
+// search that s stands for.
+func (m *Model) OrbitSize(s *State) int {
+	if len(m.perms) < 2 {
+		return 1
+	}
+	var t State
+	return m.Canonical(s, m.perms, &t)
+}
 
 // Permute writes into t the state s with every broker b renamed p[b]: each replica, its
 // known leader, ISR, maximal ISR and per-follower log end offsets; the controller's

@@ -191,12 +191,12 @@ func TestKafkaSymmetricButForElections(t *testing.T) {
 // election does, because Kafka elects the first candidate in assignment order. If this
 // test fails, elections no longer depend on the order and Interchangeable could grow.
 func TestKafkaNotSymmetric(t *testing.T) {
-	if m := (&Model{}); m.Interchangeable() != 0 {
-		t.Fatalf("Interchangeable: got %b, want none while elections follow assignment order", m.Interchangeable())
-	}
 	c := DefaultConfig()
 	c.Crash = 1
 	m, states := reachableStates(t, c, 20000)
+	if m.Interchangeable() != 0 {
+		t.Fatalf("Interchangeable with crash = 1: got %b, want none while elections follow assignment order", m.Interchangeable())
+	}
 	swap := Identity()
 	swap[1], swap[2] = 2, 1
 	all := func(int) bool { return true }
@@ -218,6 +218,49 @@ func TestKafkaNotSymmetric(t *testing.T) {
 	t.Fatalf("no reachable state of %d (brokers 3, crash 1) tells b2 from b3: elections no longer follow assignment order?", len(states))
 }
 
+// TestKafkaSymmetricWhenNoBrokerStops: when no broker stops and the single controller runs,
+// brokers 2..N are interchangeable: for every kind of action the successors of a permuted
+// state are the permuted successors, Init is fixed, and Canonicalize and OrbitSize agree
+// on a state and its permutations.
+func TestKafkaSymmetricWhenNoBrokerStops(t *testing.T) {
+	c := DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MaxEpoch, c.MaxFetchRecords = 4, 2, 3, 2
+	c.Lag, c.MessageLoss, c.LeaderChange, c.PreferredElection = 1, 1, 1, 1
+	m, states := reachableStates(t, c, 3000)
+	if got, want := m.Interchangeable(), uint8(0b1110); got != want {
+		t.Fatalf("Interchangeable: got %b, want %b", got, want)
+	}
+	perms := m.Perms(m.Interchangeable())
+	all := func(int) bool { return true }
+	id := Identity()
+	rng := rand.New(rand.NewSource(18723))
+	var ps, c1, c2 State
+	for i := range states {
+		s := &states[i]
+		p := perms[rng.Intn(len(perms))]
+		m.Permute(s, &p, &ps)
+		if i == 0 && ps != *s {
+			t.Fatalf("the initial state is not fixed by %v", p[:m.nb()])
+		}
+		want, got := succSet(m, s, &p, all), succSet(m, &ps, &id, all)
+		if len(want) != len(got) {
+			t.Fatalf("state %d, permutation %v: %d successors, permuted state %d", i, p[:m.nb()], len(want), len(got))
+		}
+		for k, kind := range want {
+			if _, ok := got[k]; !ok {
+				t.Fatalf("state %d, permutation %v: a %s successor, permuted, is no successor of the permuted state\n%s",
+					i, p[:m.nb()], kindNames[kind], m.Format(s))
+			}
+		}
+		c1, c2 = *s, ps
+		m.Canonicalize(&c1)
+		m.Canonicalize(&c2)
+		if c1 != c2 || m.OrbitSize(s) != m.OrbitSize(&ps) {
+			t.Fatalf("state %d and its permutation by %v: different representatives or orbit sizes", i, p[:m.nb()])
+		}
+	}
+}
+
 // Reference: DESIGN §2 (no allocation per state): Permute and Canonical run on the hot
 // path of a symmetric search.
 func TestCanonicalAllocatesNothing(t *testing.T) {
@@ -227,6 +270,8 @@ func TestCanonicalAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(5, func() {
 		for i := range states {
 			m.Canonical(&states[i], perms, &u)
+			u = states[i]
+			m.Canonicalize(&u)
 		}
 	})
 	if allocs != 0 {

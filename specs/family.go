@@ -78,10 +78,10 @@ type Family struct {
 	Symmetry    bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
-	// NoSymmetry, for a model without symmetry reduction, says why it has none (kmc list,
-	// and the error for --symmetry).
-	NoSymmetry string
-	Build      func(cfg Config) (checker.Runnable, error)
+	// SymmetryNote says where the model's symmetry reduction applies, or why it has none
+	// (kmc list, and the error for --symmetry).
+	SymmetryNote string
+	Build        func(cfg Config) (checker.Runnable, error)
 	// Validate, when not nil, checks the rules of a configuration that tie fields together
 	// (min_isr <= brokers), as Build would, without building; its messages name the fields
 	// by their spec names. When nil, the loader calls Build instead.

@@ -111,9 +111,6 @@ func TestParseErrors(t *testing.T) {
 			`s.toml:1:1: missing required key "model"`,
 			`s.toml:1:1: missing required key "properties"`,
 			`s.toml:1:1: missing [[check]]: a spec needs at least one check`}, "\n")},
-		// Reference: issue 14 (the Kafka model has no symmetry reduction; model/symmetry.go).
-		{"kafka symmetry", "model = \"kafka\"\nproperties = [\"LeaderInISR\"]\n[options]\nsymmetry = true\n[[check]]\nname = \"a\"\nexpect = \"ok\"\n", nil,
-			`s.toml:4:12: options.symmetry: model kafka has no symmetry reduction: elections follow the assignment order, so every broker is singled out; see model/symmetry.go (got true)`},
 		{"many", `model = "twophase"
 properties = ["TCConsistent", "Nope"]
 colour = "blue"
@@ -167,7 +164,7 @@ color = 1
 		}, "\n")},
 	}
 	// The last line above is a placeholder corrected below: keep the table readable.
-	tests[4].want = strings.Replace(tests[4].want,
+	tests[3].want = strings.Replace(tests[3].want,
 		`s.toml:28:12: check[1].property: only allowed when expect = "ok"... `,
 		strings.Join([]string{
 			`s.toml:28:12: check[1].property: only allowed when expect = "violated" (got "TCConsistent")`,

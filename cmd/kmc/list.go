@@ -50,14 +50,16 @@ func runList(args []string, stdout, stderr io.Writer) int {
 func writeFamily(w io.Writer, f specs.Family) {
 	fmt.Fprintf(w, "%s: %s\n", f.Name, f.Doc)
 	sym := "no"
-	if f.NoSymmetry != "" {
-		sym += " (" + f.NoSymmetry + ")"
-	}
 	if f.Symmetry {
 		sym = "yes (safety"
 		if f.LivenessSymmetry {
 			sym += " and liveness"
 		}
+	}
+	if f.SymmetryNote != "" {
+		sym += map[bool]string{true: "; ", false: " ("}[f.Symmetry] + f.SymmetryNote
+	}
+	if f.Symmetry || f.SymmetryNote != "" {
 		sym += ")"
 	}
 	fmt.Fprintf(w, "  symmetry reduction: %s\n", sym)
