@@ -185,6 +185,8 @@ type Model struct {
 	C   Config
 	p   Profile // the mechanisms of C.Version
 	fix uint8   // the fixes in force: the profile's, without C.Without, plus the switches
+	// perms are the permutations of the interchangeable brokers (symmetry.go), identity first.
+	perms []Perm
 }
 
 // New returns the model for c, or an error when a constant is out of range.
@@ -201,7 +203,9 @@ func newModel(c Config) *Model {
 	if !ok {
 		panic("model: unknown version " + c.Version)
 	}
-	return &Model{C: c, p: p, fix: c.effective(&p)}
+	m := &Model{C: c, p: p, fix: c.effective(&p)}
+	m.perms = m.Perms(m.Interchangeable())
+	return m
 }
 
 // Profile is the release line the model follows.

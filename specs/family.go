@@ -78,7 +78,10 @@ type Family struct {
 	Symmetry    bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
-	Build            func(cfg Config) (checker.Runnable, error)
+	// SymmetryNote says where the model's symmetry reduction applies, or why it has none
+	// (kmc list, and the error for --symmetry).
+	SymmetryNote string
+	Build        func(cfg Config) (checker.Runnable, error)
 	// Validate, when not nil, checks the rules of a configuration that tie fields together
 	// (min_isr <= brokers), as Build would, without building; its messages name the fields
 	// by their spec names. When nil, the loader calls Build instead.
@@ -131,3 +134,11 @@ type VersionInfo struct {
 
 // Term is a name the model prints and what it means.
 type Term struct{ Name, Doc string }
+
+// Because is ": " + why, or "" when why is empty: the reason appended to an error.
+func Because(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ": " + why
+}

@@ -91,6 +91,10 @@ func kafkaFamily() Family {
 		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
 		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
 		Build:      buildKafka,
+		// model/symmetry.go: every election takes the first candidate in assignment order, so
+		// brokers are interchangeable only where no election by that order can happen.
+		Symmetry:     true,
+		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false

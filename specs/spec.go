@@ -601,7 +601,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		s.Options.Deadlock, _ = v.boolean(opt, "options", "deadlock")
 		if sym, ok := v.boolean(opt, "options", "symmetry"); ok {
 			if sym && famOK && !fam.Symmetry {
-				v.errVal("options.symmetry", "model "+fam.Name+" has no symmetry reduction", opt["symmetry"])
+				v.errVal("options.symmetry", "model "+fam.Name+" has no symmetry reduction"+Because(fam.SymmetryNote), opt["symmetry"])
 			} else {
 				s.Options.Symmetry = sym
 			}

@@ -139,7 +139,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "check", "%v", err)
 	}
 	if over.Symmetry && !spec.Family.Symmetry {
-		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction", spec.Model)
+		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction%s", spec.Model, specs.Because(spec.Family.SymmetryNote))
 	}
 	if f.coverage && f.resume != "" {
 		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")

@@ -55,6 +55,11 @@ func writeFamily(w io.Writer, f specs.Family) {
 		if f.LivenessSymmetry {
 			sym += " and liveness"
 		}
+	}
+	if f.SymmetryNote != "" {
+		sym += map[bool]string{true: "; ", false: " ("}[f.Symmetry] + f.SymmetryNote
+	}
+	if f.Symmetry || f.SymmetryNote != "" {
 		sym += ")"
 	}
 	fmt.Fprintf(w, "  symmetry reduction: %s\n", sym)

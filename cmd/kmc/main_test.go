@@ -65,6 +65,9 @@ func TestCLI(t *testing.T) {
 		// on request; a view the model does not have is bad usage.
 		{"check-view-logs", []string{"check", kafka14154, "--check", "buggy", "--workers", "1", "--view", "logs,controlPlane"}, exitLiveness},
 		{"check-view-bad", []string{"check", kafka14154, "--check", "buggy", "--view", "logs,grid"}, exitUsage},
+		// Reference: issue 14. The Kafka model's symmetry reduction is for safety only: with a
+		// liveness property the search refuses it (incomplete), never silently unsound.
+		{"check-symmetry-kafka", []string{"check", kafka14154, "--check", "buggy", "--symmetry"}, exitIncomplete},
 		{"list", []string{"list", "twophase"}, exitOK},
 		{"suite-ok", []string{"suite", "testdata/suite-ok", "--workers", "2"}, exitOK},
 		{"suite-mismatch", []string{"suite", "testdata/suite-mismatch", "--workers", "2"}, exitInternal},
