@@ -74,13 +74,12 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 			}
 			return path, v, true
 		}
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			w := g.etgt[i]
+		it := g.out(v)
+		for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
 			if lc.mark[w] != st && allowed(w) {
 				lc.mark[w] = st
 				lc.prev[w] = v
-				lc.prevCode[w] = g.ecode[i]
+				lc.prevCode[w] = c
 				queue = append(queue, w)
 			}
 		}
@@ -114,10 +113,10 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 	in := func(v uint32) bool { return lc.compOf[v] == comp }
 	// Shortest cycle through b: one search from b to the nearest state with an edge back.
 	edgeTo := func(v uint32) (uint32, bool) {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			if g.etgt[i] == b {
-				return g.ecode[i], true
+		it := g.out(v)
+		for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+			if w == b {
+				return c, true
 			}
 		}
 		return 0, false
@@ -139,11 +138,11 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 		var u uint32
 		var ok bool
 		to, u, ok = lc.bfs(b, in, func(v uint32) bool {
-			lo, hi := g.out(v)
+			it := g.out(v)
 			has := false
-			for i := lo; i < hi; i++ {
-				if g.ecode[i] == uint32(need) {
-					if in(g.etgt[i]) {
+			for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+				if c == uint32(need) {
+					if in(w) {
 						return true
 					}
 					has = true
@@ -159,11 +158,11 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 			panic("checker: liveness: a fair component has no witness for an action")
 		}
 		// Take the need-labelled edge if there is one inside.
-		ulo, uhi := g.out(u)
-		for i := ulo; i < uhi; i++ {
-			if g.ecode[i] == uint32(need) && in(g.etgt[i]) {
-				to = append(to, lstep{target: g.etgt[i], code: g.ecode[i]})
-				u = g.etgt[i]
+		it := g.out(u)
+		for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+			if c == uint32(need) && in(w) {
+				to = append(to, lstep{target: w, code: c})
+				u = w
 				break
 			}
 		}
@@ -209,9 +208,9 @@ func (lc *liveChecker) unmet(b uint32, walk []lstep) (int, bool) {
 		touched = append(touched, c)
 	}
 	for _, v := range states {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			count(v, g.ecode[i])
+		it := g.out(v)
+		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
+			count(v, c)
 		}
 		clo, chi := lc.cutRange(v)
 		for i := clo; i < chi; i++ {

@@ -32,16 +32,19 @@ const (
 	liveIncomplete
 )
 
-// liveGraph assembles the recorded graph.
-func (e *engine[S]) liveGraph() *lgraph {
-	g := &lgraph{n: int(e.distinct), expanded: len(e.eoff), eoff: e.eoff, etgt: e.etgt, ecode: e.ecode,
+// liveGraph assembles the recorded graph, reading its spilled part back.
+func (e *engine[S]) liveGraph() (*lgraph, error) {
+	if err := e.es.load(); err != nil {
+		return nil, err
+	}
+	g := &lgraph{n: int(e.distinct), expanded: e.es.n, es: &e.es, d: e.es.data,
 		truncByDepth: e.opts.MaxDepth > 0}
-	g.trunc = make([]bool, g.n)
+	g.trunc = newBitset(g.n)
 	for v := g.expanded; v < g.n; v++ {
-		g.trunc[v] = true
+		g.trunc.set(uint32(v))
 	}
 	for _, v := range e.partial {
-		g.trunc[v] = true
+		g.trunc.set(v)
 	}
 	for g.ninit < g.n && e.parent[g.ninit] == noIndex {
 		g.ninit++
@@ -51,26 +54,23 @@ func (e *engine[S]) liveGraph() *lgraph {
 		g.fair[id] = e.fairness(e.m.ActionKind(c))
 	}
 	if len(e.cutState) > 0 {
-		g.coff = make([]uint32, g.expanded+1)
+		g.cutState, g.ccode, g.cby = e.cutState, e.cutCode, e.cutBy
+		g.hasCut = newBitset(g.n)
 		for _, v := range e.cutState {
-			g.coff[v+1]++
+			g.hasCut.set(v)
 		}
-		for v := 1; v <= g.expanded; v++ {
-			g.coff[v] += g.coff[v-1]
-		}
-		g.ccode, g.cby = e.cutCode, e.cutBy
 	}
-	g.anyFair = make([]bool, g.n)
+	g.anyFair = newBitset(g.n)
 	for v := 0; v < g.expanded; v++ {
-		lo, hi := g.out(uint32(v))
-		for i := lo; i < hi; i++ {
-			if g.fair[g.ecode[i]] != Unfair {
-				g.anyFair[v] = true
+		it := g.out(uint32(v))
+		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
+			if g.fair[c] != Unfair {
+				g.anyFair.set(uint32(v))
 				break
 			}
 		}
 	}
-	return g
+	return g, nil
 }
 
 // checkLiveness checks every bound liveness property and returns the first violation, or
@@ -78,7 +78,10 @@ func (e *engine[S]) liveGraph() *lgraph {
 // model bound.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	e.phase(PhaseLivenessGraph, st)
-	g := e.liveGraph()
+	g, err := e.liveGraph()
+	if err != nil {
+		return Result{Verdict: Incomplete, Stats: st, Reason: err.Error()}, liveIncomplete
+	}
 	lc := newLiveChecker(g)
 	incomplete := Result{}
 	found := false
@@ -91,7 +94,7 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		}
 		var why []string
 		var raise []string
-		if g.coff != nil {
+		if len(g.cutState) > 0 {
 			if lax, l := lc.check(p.Kind, e.flags[j], false); lax == liveViolated {
 				var because string
 				because, raise = e.cutCause(lc, l)
@@ -146,9 +149,9 @@ func (e *engine[S]) cutCause(lc *liveChecker, l lasso) (string, []string) {
 		return false
 	}
 	enabledOrCut := func(v, c uint32) bool {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			if g.ecode[i] == c {
+		it := g.out(v)
+		for _, d, ok := g.next(&it); ok; _, d, ok = g.next(&it) {
+			if d == c {
 				return true
 			}
 		}
@@ -315,8 +318,8 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		}
 	}
 	for qi := 0; qi < len(queue); qi++ {
-		lo, hi := g.out(queue[qi])
-		for _, w := range g.etgt[lo:hi] {
+		it := g.out(queue[qi])
+		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 			if !inF[w] && notQ(w) {
 				inF[w] = true
 				queue = append(queue, w)
@@ -329,7 +332,7 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		if !inF[v] {
 			continue
 		}
-		if g.trunc[v] {
+		if g.trunc.get(uint32(v)) {
 			truncated++
 			continue
 		}
@@ -375,9 +378,9 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 			if reach[k] {
 				continue
 			}
-			elo, ehi := g.out(v)
-			for _, w := range g.etgt[elo:ehi] {
-				if lc.inF[w] && !g.trunc[w] && reach[topComp[w]] {
+			it := g.out(v)
+			for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
+				if lc.inF[w] && !g.trunc.get(w) && reach[topComp[w]] {
 					reach[k] = true
 					break
 				}
@@ -388,7 +391,7 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	if anyBad {
 		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
 		for v := 0; v < g.n; v++ {
-			if isStart(uint32(v)) && !g.trunc[v] && reach[topComp[v]] {
+			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && reach[topComp[v]] {
 				return liveViolated, lc.lassoFrom(uint32(v), notQ)
 			}
 		}
@@ -408,8 +411,8 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 				if lc.bad[u] {
 					return liveViolated, lc.lassoFrom(uint32(v), notQ)
 				}
-				lo, hi := g.out(u)
-				for _, w := range g.etgt[lo:hi] {
+				it := g.out(u)
+				for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 					if !dead[w] && notQ(w) {
 						dead[w] = true
 						queue = append(queue, w)
@@ -430,7 +433,7 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 // mayStutter reports whether a behaviour may stay in v forever: no fair step is enabled
 // there (nor, in the strict pass, cut).
 func (lc *liveChecker) mayStutter(v uint32) bool {
-	if lc.g.anyFair[v] {
+	if lc.g.anyFair.get(v) {
 		return false
 	}
 	if lc.strict {
@@ -476,9 +479,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 		// the random reads of the edge targets' labels soon stop.)
 		touched = touched[:0]
 		for _, v := range comp {
-			lo, hi := g.out(v)
-			for i := lo; i < hi; i++ {
-				c := g.ecode[i]
+			it := g.out(v)
+			for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
 				if g.fair[c] == Unfair || lc.taken[c] {
 					continue
 				}
@@ -486,7 +488,7 @@ func (lc *liveChecker) findFair(top []uint32) {
 					lc.seen[c] = true
 					touched = append(touched, c)
 				}
-				if lc.label[g.etgt[i]] == lab {
+				if lc.label[w] == lab {
 					lc.taken[c] = true
 				}
 			}
@@ -505,9 +507,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 		}
 		if untaken {
 			for _, v := range comp {
-				lo, hi := g.out(v)
-				for i := lo; i < hi; i++ {
-					c := g.ecode[i]
+				it := g.out(v)
+				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 					if g.fair[c] != Unfair && !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
 						lc.enStamp[c] = int32(v) + 1
 						lc.enCount[c]++
@@ -539,9 +540,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 			var rest []uint32
 			for _, v := range comp {
 				keep := true
-				lo, hi := g.out(v)
-				for i := lo; i < hi; i++ {
-					c := g.ecode[i]
+				it := g.out(v)
+				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 					if g.fair[c] == Strong && !lc.taken[c] {
 						keep = false
 						break
