@@ -250,24 +250,22 @@ func (e *engine[S]) fairness(k int) Fairness {
 	return Fairness(e.m.Fairness(k))
 }
 
-// liveChecker holds the per-state scratch arrays shared by the properties.
+// liveChecker holds the per-state scratch arrays shared by the properties: a label (4
+// bytes), Tarjan's index and low link (8 bytes, reused by the lasso searches as their stamp
+// and predecessor), and bitsets. A fair component's states keep a label of their own, which
+// no other state has, until the next check.
 type liveChecker struct {
 	g          *lgraph
 	label      []int32
 	scc        *sccFinder
-	bad        []bool  // in a fair component, or may stutter
-	compOf     []int32 // fair component number + 1
-	fairComps  [][]uint32
-	inF        []bool
-	topComp    []int32
+	bad        bitset // in a fair component, or may stutter
+	inF        bitset
+	reach      bitset // in a component that reaches a bad state
 	compNodes  []uint32
 	compEnd    []uint32
 	work       [][]uint32
 	nextLab    int32
-	mark       []int32 // BFS stamps
-	prev       []uint32
-	prevCode   []uint32
-	stamp      int32
+	stamp      int32 // lasso search stamps, negative (Tarjan's indices are positive)
 	truncCount int
 	strict     bool // cut steps count as enabled and never taken
 
@@ -279,8 +277,8 @@ type liveChecker struct {
 }
 
 func newLiveChecker(g *lgraph) *liveChecker {
-	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: make([]bool, g.n), compOf: make([]int32, g.n),
-		inF: make([]bool, g.n), topComp: make([]int32, g.n), nextLab: 2, mark: make([]int32, g.n), prev: make([]uint32, g.n), prevCode: make([]uint32, g.n)}
+	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: newBitset(g.n), inF: newBitset(g.n),
+		reach: newBitset(g.n), nextLab: 2}
 	lc.scc = newSCCFinder(g, lc.label)
 	nc := len(g.fair)
 	lc.taken, lc.seen, lc.enCount, lc.enStamp = make([]bool, nc), make([]bool, nc), make([]int32, nc), make([]int32, nc)
@@ -307,29 +305,31 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	// a counterexample run; label 1 marks those of F that are fully expanded, where
 	// components are searched.
 	inF := lc.inF
+	clear(lc.label)
+	clear(lc.bad)
+	clear(inF)
+	clear(lc.reach)
 	var queue []uint32
 	for v := 0; v < g.n; v++ {
-		lc.label[v] = 0
-		lc.bad[v] = false
-		lc.compOf[v] = 0
-		inF[v] = isStart(uint32(v))
-		if inF[v] {
+		if isStart(uint32(v)) {
+			inF.set(uint32(v))
 			queue = append(queue, uint32(v))
 		}
 	}
 	for qi := 0; qi < len(queue); qi++ {
 		it := g.out(queue[qi])
 		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
-			if !inF[w] && notQ(w) {
-				inF[w] = true
+			if !inF.get(w) && notQ(w) {
+				inF.set(w)
 				queue = append(queue, w)
 			}
 		}
 	}
+	queue = nil
 	var roots []uint32
 	truncated := 0
 	for v := 0; v < g.n; v++ {
-		if !inF[v] {
+		if !inF.get(uint32(v)) {
 			continue
 		}
 		if g.trunc.get(uint32(v)) {
@@ -341,23 +341,16 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	}
 	// Components of F, in Tarjan's order: every edge leaves a component for one emitted
 	// earlier (or stays inside).
-	lc.fairComps = lc.fairComps[:0]
-	topComp := lc.topComp
-	for _, v := range roots {
-		topComp[v] = -1
-	}
 	lc.compNodes = lc.compNodes[:0]
 	lc.compEnd = lc.compEnd[:0]
 	lc.scc.run(roots, 1, func(comp []uint32) {
-		k := int32(len(lc.compEnd))
-		for _, v := range comp {
-			topComp[v] = k
-		}
 		lc.compNodes = append(lc.compNodes, comp...)
 		lc.compEnd = append(lc.compEnd, uint32(len(lc.compNodes)))
 	})
-	// Which components hold a fair cycle or a state that may stutter; then which reach one.
-	reach := make([]bool, len(lc.compEnd))
+	roots = nil
+	// Which components hold a fair cycle or a state that may stutter; then which reach one
+	// (every edge leaving a component goes to one before it, whose states are marked in
+	// lc.reach if it reaches one).
 	anyBad := false
 	for k := range lc.compEnd {
 		lo := uint32(0)
@@ -368,53 +361,60 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		if len(comp) > 1 {
 			lc.findFair(comp)
 		}
+		reach := false
 		for _, v := range comp {
 			if lc.mayStutter(v) {
-				lc.bad[v] = true
+				lc.bad.set(v)
 			}
-			if lc.bad[v] {
-				reach[k] = true
+			if lc.bad.get(v) {
+				reach = true
 			}
-			if reach[k] {
+			if reach {
 				continue
 			}
 			it := g.out(v)
 			for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
-				if lc.inF[w] && !g.trunc.get(w) && reach[topComp[w]] {
-					reach[k] = true
+				if lc.reach.get(w) {
+					reach = true
 					break
 				}
 			}
 		}
-		anyBad = anyBad || reach[k]
+		if reach {
+			for _, v := range comp {
+				lc.reach.set(v)
+			}
+		}
+		anyBad = anyBad || reach
 	}
+	lc.compNodes, lc.compEnd = nil, nil
 	if anyBad {
 		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
 		for v := 0; v < g.n; v++ {
-			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && reach[topComp[v]] {
+			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && lc.reach.get(uint32(v)) {
 				return liveViolated, lc.lassoFrom(uint32(v), notQ)
 			}
 		}
 		// Only through truncated states (a state at the depth bound keeps the edges to the
 		// states it found): the first start state from which a bad state is reachable. A
 		// state a failed search visited reaches none, so no state is visited twice.
-		dead := make([]bool, g.n)
+		dead := newBitset(g.n)
 		var queue []uint32
 		for v := 0; v < g.n; v++ {
-			if !isStart(uint32(v)) || dead[v] {
+			if !isStart(uint32(v)) || dead.get(uint32(v)) {
 				continue
 			}
-			dead[v] = true
+			dead.set(uint32(v))
 			queue = append(queue[:0], uint32(v))
 			for qi := 0; qi < len(queue); qi++ {
 				u := queue[qi]
-				if lc.bad[u] {
+				if lc.bad.get(u) {
 					return liveViolated, lc.lassoFrom(uint32(v), notQ)
 				}
 				it := g.out(u)
 				for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
-					if !dead[w] && notQ(w) {
-						dead[w] = true
+					if !dead.get(w) && notQ(w) {
+						dead.set(w)
 						queue = append(queue, w)
 					}
 				}
@@ -568,10 +568,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 				lc.scc.run(rest, sub, collect)
 			}
 		} else if !strongMissing && !weakMissing {
-			lc.fairComps = append(lc.fairComps, comp)
 			for _, v := range comp {
-				lc.bad[v] = true
-				lc.compOf[v] = int32(len(lc.fairComps))
+				lc.bad.set(v) // and its label stays lab, the component's own
 			}
 		} else {
 			for _, v := range comp {

@@ -19,10 +19,10 @@ import (
 // resident memory goes much beyond it.
 
 // liveBytesPerState is what the liveness check allocates per state after the search: the
-// graph's flags (2), the checker's per-state arrays (label, bad, compOf, inF, topComp,
-// mark, prev, prevCode: 26), Tarjan's nodes and flags (9), and at worst one entry per
-// state in its stacks, queues and component lists (4 to 12 bytes each, with slack).
-const liveBytesPerState = 80
+// checker's label (4) and Tarjan's index and low link (8), a byte of bitsets, and at worst
+// one entry per state in the roots, the component lists, Tarjan's stack (4 each) and call
+// stack (32: a frame holds an edge iterator).
+const liveBytesPerState = 64
 
 // growCap is the capacity that a slice of capacity c that must hold need elements grows
 // to: a quarter more, as append grows a large slice, or twice as much when double is set
