@@ -237,6 +237,9 @@ func (e *engine[S]) stats(queue int64, depth int) Stats {
 		Elapsed:     time.Since(e.start),
 		MemoryBytes: e.memBytes(),
 		Workers:     e.workers,
+		GraphBytes:  e.graphBytes(),
+		GraphEdges:  e.es.nedges,
+		Spilled:     e.es.spilledBytes(),
 	}
 }
 

@@ -29,12 +29,26 @@ const edgeBlock = 8
 
 // edgeStore is the recorded successor lists of states [0, n).
 type edgeStore struct {
-	data   []byte   // the stream from offset base on; the part before base is spilled
-	base   uint64   // stream offset of data[0]
-	blk    []uint64 // blk[k] is the stream offset of the record of state k*edgeBlock
-	n      int      // states recorded
-	nedges int64    // edges recorded
-	spill  *spillFile
+	data    []byte   // the stream from offset base on; the part before base is spilled
+	base    uint64   // stream offset of data[0]
+	blk     []uint64 // blk[k] is the stream offset of the record of state k*edgeBlock
+	n       int      // states recorded
+	nedges  int64    // edges recorded
+	spill   *spillFile
+	spilled int64 // bytes written to the spill file
+}
+
+// graphBytes is the size of the liveness graph: the successor lists (in memory and on
+// disk) and their index, the properties' state flags and the fair cut steps.
+func (e *engine[S]) graphBytes() int64 {
+	if !e.rec {
+		return 0
+	}
+	b := int64(e.es.base) + int64(len(e.es.data)) + 8*int64(len(e.es.blk))
+	for _, f := range e.flags {
+		b += int64(len(f))
+	}
+	return b + 10*int64(len(e.cutState)) + 4*int64(len(e.partial))
 }
 
 // bytes is the memory the store holds.

@@ -10,8 +10,8 @@ import (
 	"strconv"
 )
 
-// Spilling. When the liveness graph's stream outgrows its share of the memory budget (a
-// quarter of Options.MemoryBytes, or spillBytes when a test sets it), the part in memory is
+// Spilling. When the liveness graph's stream outgrows its share of the memory budget
+// (Options.SpillBytes, by default a quarter of Options.MemoryBytes), the part in memory is
 // appended to a temporary file in the OS temp dir as one frame:
 //
 //  1. 4 bytes, little endian: the payload's length n;
@@ -23,10 +23,6 @@ import (
 // every checksum, before the components are searched. The file is unlinked as soon as it is
 // created where the OS allows it (Unix), so that nothing is left behind even if the process
 // dies; close removes it otherwise.
-
-// spillBytes, when positive, replaces the budget's share as the stream size that triggers a
-// spill (tests make it tiny to spill after every segment).
-var spillBytes int64
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -41,11 +37,11 @@ type spillFile struct {
 // spillShare is the stream size above which the engine spills it, or 0 for never. A search
 // that takes checkpoints never spills: a checkpoint holds the whole graph.
 func (e *engine[S]) spillShare() int64 {
-	if e.opts.Checkpoint != nil {
+	switch {
+	case e.opts.Checkpoint != nil || e.opts.SpillBytes < 0:
 		return 0
-	}
-	if spillBytes > 0 {
-		return spillBytes
+	case e.opts.SpillBytes > 0:
+		return e.opts.SpillBytes
 	}
 	return e.opts.MemoryBytes / 4
 }
@@ -80,6 +76,7 @@ func (s *edgeStore) spillOut() error {
 			return errors.New("liveness graph: spill: " + err.Error())
 		}
 		sf.written += int64(n)
+		s.spilled += int64(n)
 		s.base += uint64(n)
 		s.data = s.data[n:]
 	}
@@ -141,8 +138,5 @@ func (s *edgeStore) close() {
 
 // spilledBytes is the size of the stream's part on disk.
 func (s *edgeStore) spilledBytes() int64 {
-	if s.spill == nil {
-		return 0
-	}
-	return s.spill.written
+	return s.spilled
 }
