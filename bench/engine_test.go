@@ -83,3 +83,43 @@ func BenchmarkEngineLivenessCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEngineLivenessGraph runs KAFKA-5480's liveness checks (the ticket's shape, buggy:
+// a fair lasso; and the fixed check at larger bounds of specs/large/) and reports the
+// liveness graph's size per distinct state (compressed successor lists, their index and the
+// property flags: issue 14's target is at most 64) and the engine's tables per state.
+// Reference: KAFKA-5480; issue 14.
+func BenchmarkEngineLivenessGraph(b *testing.B) {
+	for _, tc := range []struct{ path, check string }{
+		{"../specs/kafka-5480.toml", "buggy-ticket"}, {"../specs/large/kafka-5480-large.toml", "fixed-records-lag"},
+	} {
+		b.Run(tc.check, func(b *testing.B) {
+			spec, err := specs.Load(tc.path, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, ok := spec.CheckByName(tc.check)
+			if !ok {
+				b.Fatal("no check " + tc.check)
+			}
+			r, opts, err := spec.Runnable(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts.Workers = 2
+			b.ReportAllocs()
+			var res checker.Result
+			for b.Loop() {
+				res = r.Check(opts)
+			}
+			if res.Verdict != c.Expect || res.Stats.Distinct != c.States {
+				b.Fatalf("got %s, %d states; want %s, %d", res.Verdict, res.Stats.Distinct, c.Expect, c.States)
+			}
+			d := float64(res.Stats.Distinct)
+			b.ReportMetric(d*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(res.Stats.GraphBytes)/d, "graph-B/state")
+			b.ReportMetric(float64(res.Stats.GraphEdges)/d, "edges/state")
+			b.ReportMetric(float64(res.Stats.MemoryBytes)/d, "B/state")
+		})
+	}
+}

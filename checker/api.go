@@ -231,6 +231,7 @@ type Options struct {
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
+	SpillBytes  int64         // liveness graph spills to disk beyond this; 0: MemoryBytes/4 (***)
 	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
 	// action properties, deadlock), but new successors are not added: the states that had
 	// some are truncated, and the search is incomplete only if some state lay beyond it.
@@ -240,6 +241,12 @@ type Options struct {
 	// as runtime/metrics reports it: the search stops (incomplete) before a segment that
 	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
 	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
+	//
+	// (***) The liveness graph's compressed successor lists are written to a temporary file
+	// (checksummed, deleted when the search ends) when they would grow beyond SpillBytes in
+	// memory, and read back, sequentially, for the liveness check after the search. With
+	// SpillBytes 0 and no MemoryBytes, or SpillBytes negative, or a Checkpoint set, they stay
+	// in memory.
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
@@ -307,6 +314,9 @@ type Stats struct {
 	Elapsed     time.Duration // wall-clock time of the search
 	MemoryBytes int64         // engine tables and queues at the end (estimate)
 	Workers     int
+	GraphBytes  int64 // liveness graph: compressed successor lists, their index, state flags
+	GraphEdges  int64 // liveness graph: edges recorded (self-loops left out)
+	Spilled     int64 // liveness graph: bytes of successor lists written to disk
 }
 
 // KindCoverage is how often one kind of action was enabled and taken in a search.

@@ -31,6 +31,10 @@ func benchCheck(b *testing.B, workers int, props []Property[cstate], want Verdic
 	}
 	b.ReportMetric(float64(res.Stats.Distinct)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 	b.ReportMetric(float64(res.Stats.MemoryBytes)/float64(res.Stats.Distinct), "B/state")
+	if res.Stats.GraphBytes > 0 {
+		b.ReportMetric(float64(res.Stats.GraphBytes)/float64(res.Stats.Distinct), "graph-B/state")
+		b.ReportMetric(float64(res.Stats.GraphEdges)/float64(res.Stats.Distinct), "edges/state")
+	}
 }
 
 func safetyBench() []Property[cstate] { return []Property[cstate]{sumIs(1000)} }

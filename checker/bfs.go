@@ -79,15 +79,14 @@ func (e *engine[S]) run() Result {
 			if best.found && !best.step {
 				break
 			}
-			if e.rec && !e.edgeRoom(outs) {
-				reason = "liveness graph of 2^32 edges reached"
-				break
-			}
 			total := e.insert(outs)
 			d := e.commit(outs, total, &next, atBound)
 			if e.rec {
 				e.candBases = append(e.candBases[:0], e.bases...)
-				e.fillEdges(outs, d > 0)
+				if err := e.recordEdges(outs); err != nil {
+					reason = err.Error()
+					break
+				}
 			}
 			e.frontBytes = cur.bytes() + next.bytes()
 			p.expandedTo = int(cur.base) + hi
@@ -215,13 +214,14 @@ func (e *engine[S]) lastCheckpoint(cur *frontier, lo int, next *frontier, p *sea
 
 func (e *engine[S]) memBytes() int64 {
 	b := e.set.bytes() + 6*int64(cap(e.parent)) + e.frontBytes
-	b += 4*int64(cap(e.eoff)+cap(e.etgt)+cap(e.ecode)) + 4*int64(cap(e.candIdx))
+	b += e.es.bytes() + 4*int64(cap(e.candIdx))
 	b += 4*int64(cap(e.cutState)+cap(e.cutCode)) + 2*int64(cap(e.cutBy))
 	for _, f := range e.flags {
 		b += int64(cap(f))
 	}
 	for _, o := range e.outs {
 		b += int64(cap(o.arena)) + 32*int64(cap(o.cands)) + 4*int64(cap(o.edges)+cap(o.ecodes)+cap(o.ecnt))
+		b += int64(cap(o.rec)) + 4*int64(cap(o.recBlk)+cap(o.recPart))
 		b += 12*int64(cap(o.cuts)) + 16*int64(cap(o.missingCut))
 	}
 	return b
@@ -237,6 +237,9 @@ func (e *engine[S]) stats(queue int64, depth int) Stats {
 		Elapsed:     time.Since(e.start),
 		MemoryBytes: e.memBytes(),
 		Workers:     e.workers,
+		GraphBytes:  e.graphBytes(),
+		GraphEdges:  e.es.nedges,
+		Spilled:     e.es.spilledBytes(),
 	}
 }
 

@@ -1,9 +1,6 @@
 package checker
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync"
 
 // insert runs the insertion phase: each worker owns the shards congruent to its number and
 // inserts, in candidate order, the candidates of its shards, so the first occurrence of each
@@ -146,92 +143,6 @@ func (e *engine[S]) setIndices(outs []*chunkOut, total int) {
 	wg.Wait()
 }
 
-// fillEdges appends the liveness graph's edges of the states expanded in outs, in parallel
-// by chunk: edges to candidates are resolved through candIdx. Edges to dropped states are
-// left out.
-func (e *engine[S]) fillEdges(outs []*chunkOut, compact bool) {
-	base := len(e.etgt)
-	offs := e.edgeOffs[:0]
-	total := 0
-	for _, o := range outs {
-		offs = append(offs, uint32(base+total))
-		total += len(o.edges)
-	}
-	e.edgeOffs = offs
-	e.etgt, e.ecode = reserve(e.etgt, total, e.edgeDouble), reserve(e.ecode, total, e.edgeDouble)
-	e.etgt, e.ecode = e.etgt[:base+total], e.ecode[:base+total]
-	eoffBase := len(e.eoff)
-	states := outs[len(outs)-1].hi - outs[0].lo
-	e.eoff = reserve(e.eoff, states, e.edgeDouble)
-	e.eoff = e.eoff[:eoffBase+states]
-	candBase := e.candBases
-	fill := func(c int) {
-		o := outs[c]
-		off := offs[c]
-		cb := candBase[c]
-		tg, cd := e.etgt[off:off+uint32(len(o.edges))], e.ecode[off:off+uint32(len(o.edges))]
-		for j, x := range o.edges {
-			if x != noIndex && x&pendBit != 0 {
-				x = e.candIdx[cb+x&^pendBit]
-			}
-			tg[j] = x
-		}
-		copy(cd, o.ecodes)
-		eo := e.eoff[eoffBase+o.lo-outs[0].lo:]
-		for k, n := range o.ecnt {
-			eo[k] = off + n
-		}
-	}
-	nw := min(e.workers, len(outs))
-	if nw <= 1 || total < 1<<14 {
-		for c := range outs {
-			fill(c)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range nw {
-			wg.Go(func() {
-				for {
-					c := int(next.Add(1) - 1)
-					if c >= len(outs) {
-						return
-					}
-					fill(c)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	for _, o := range outs {
-		compact = compact || o.cut
-	}
-	if compact {
-		// Some targets were dropped by a bound: squeeze them out, state by state, and mark
-		// the states that lost one truncated.
-		e.partial = reserve(e.partial, len(e.eoff)-eoffBase, false)
-		w := uint32(base)
-		start := uint32(base)
-		for v := eoffBase; v < len(e.eoff); v++ {
-			cut := false
-			for i := start; i < e.eoff[v]; i++ {
-				if e.etgt[i] == noIndex {
-					cut = true
-					continue
-				}
-				e.etgt[w], e.ecode[w] = e.etgt[i], e.ecode[i]
-				w++
-			}
-			start = e.eoff[v]
-			e.eoff[v] = w
-			if cut {
-				e.partial = append(e.partial, uint32(v))
-			}
-		}
-		e.etgt, e.ecode = e.etgt[:w], e.ecode[:w]
-	}
-}
-
 // stateLimit is the number of distinct states the search may store: Options.MaxStates, or
 // what state indices can address.
 func (e *engine[S]) stateLimit() int64 {
@@ -239,14 +150,4 @@ func (e *engine[S]) stateLimit() int64 {
 		return e.opts.MaxStates
 	}
 	return maxState
-}
-
-// edgeRoom reports whether the liveness graph can take the edges of outs (its offsets are
-// 32-bit).
-func (e *engine[S]) edgeRoom(outs []*chunkOut) bool {
-	n := uint64(len(e.etgt))
-	for _, o := range outs {
-		n += uint64(len(o.edges))
-	}
-	return n < 1<<32-1
 }

@@ -14,6 +14,7 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		return res
 	}
 	res = e.run()
+	e.es.close()
 	if opts.Coverage {
 		res.Coverage = e.coverage()
 	}
@@ -67,13 +68,11 @@ type engine[S any] struct {
 	parent []uint32 // parent[i] is the BFS parent of state i, noIndex for an initial state
 	ppos   []uint16 // the successor position (or initial-state position) that reached i
 
-	// Liveness recording (rec): CSR successor lists of the states expanded so far. The edges
-	// of state i are etgt/ecode[eoff[i-1]:eoff[i]] (from 0 for state 0); self-loops are left
-	// out (a step to the same state is a stuttering step for fairness).
+	// Liveness recording (rec): the successor lists of the states expanded so far,
+	// compressed (edges.go); self-loops are left out (a step to the same state is a
+	// stuttering step for fairness).
 	rec     bool
-	eoff    []uint32
-	etgt    []uint32
-	ecode   []uint32
+	es      edgeStore
 	codes   codeTable
 	flags   [][]byte // per liveness property, per state: bit 0 P holds, bit 1 Q holds
 	partial []uint32 // expanded states with successors that were not added (truncated)
@@ -88,14 +87,13 @@ type engine[S any] struct {
 	deadline   time.Time
 	ownBytes   atomic.Int64
 	frontBytes int64 // the two frontiers, as of the last segment
-	edgeDouble bool  // the edge arrays grow by doubling (see memory.go)
+	edgeDouble bool  // the edge stream and index grow by doubling (see memory.go)
 	memSamples []metrics.Sample
 
 	outs      []*chunkOut
 	bases     []uint32
 	candIdx   []uint32
 	candBases []uint32
-	edgeOffs  []uint32
 	ws        []*worker[S]
 
 	generated int64
@@ -231,6 +229,13 @@ type chunkOut struct {
 	ecodes  []uint32
 	ecnt    []uint32
 	missing []missingCode
+	// The chunk's records for the edge stream (edges.go): recBlk are the offsets in rec of
+	// the records of states whose index is a multiple of edgeBlock, recPart the states that
+	// lost an edge to a dropped state, recEdges the edges stored.
+	rec      []byte
+	recBlk   []uint32
+	recPart  []uint32
+	recEdges int
 	// Fair steps cut by a model bound, in state order; missingCut as missing, for cuts.
 	cuts       []cutRec
 	missingCut []missingCode

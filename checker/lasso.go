@@ -57,16 +57,16 @@ func (e *engine[S]) lassoTrace(p *Property[S], l lasso) *Trace {
 // goal true (src itself included), and returns the path of steps to it, or ok false.
 func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep, uint32, bool) {
 	g := lc.g
-	lc.stamp++
-	st := lc.stamp
-	lc.mark[src] = st
+	st := lc.newStamp()
+	nodes := lc.scc.nodes // index: stamp, low: predecessor
+	nodes[src].index = st
 	queue := []uint32{src}
 	for qi := 0; qi < len(queue); qi++ {
 		v := queue[qi]
 		if goal(v) {
 			var rev []lstep
-			for u := v; u != src; u = lc.prev[u] {
-				rev = append(rev, lstep{target: u, code: lc.prevCode[u]})
+			for u := v; u != src; u = uint32(nodes[u].low) {
+				rev = append(rev, lstep{target: u, code: lc.firstCode(uint32(nodes[u].low), u)})
 			}
 			path := make([]lstep, len(rev))
 			for i := range rev {
@@ -74,13 +74,10 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 			}
 			return path, v, true
 		}
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			w := g.etgt[i]
-			if lc.mark[w] != st && allowed(w) {
-				lc.mark[w] = st
-				lc.prev[w] = v
-				lc.prevCode[w] = g.ecode[i]
+		it := g.out(v)
+		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
+			if nodes[w].index != st && allowed(w) {
+				nodes[w] = sccNode{index: st, low: int32(v)}
 				queue = append(queue, w)
 			}
 		}
@@ -88,10 +85,27 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 	return nil, 0, false
 }
 
+// newStamp returns a stamp that no state's Tarjan index or earlier stamp equals.
+func (lc *liveChecker) newStamp() int32 {
+	lc.stamp--
+	return lc.stamp
+}
+
+// firstCode returns the code id of v's first edge to w (the one a search from v takes).
+func (lc *liveChecker) firstCode(v, w uint32) uint32 {
+	it := lc.g.out(v)
+	for t, c, ok := lc.g.next(&it); ok; t, c, ok = lc.g.next(&it) {
+		if t == w {
+			return c
+		}
+	}
+	panic("checker: liveness: a lasso step has no edge")
+}
+
 // lassoFrom builds the lasso from start: the nearest bad state through not-Q states, then
 // stuttering there, or a fair cycle in its component.
 func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) lasso {
-	path, b, ok := lc.bfs(start, notQ, func(v uint32) bool { return lc.bad[v] })
+	path, b, ok := lc.bfs(start, notQ, func(v uint32) bool { return lc.bad.get(v) })
 	if !ok {
 		panic("checker: liveness: a bad state reachable backwards is not reachable forwards")
 	}
@@ -110,14 +124,14 @@ func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) lasso {
 // it (or, for a weak one, the walk passes a state where it is disabled).
 func (lc *liveChecker) fairCycle(b uint32) []lstep {
 	g := lc.g
-	comp := lc.compOf[b]
-	in := func(v uint32) bool { return lc.compOf[v] == comp }
+	comp := lc.label[b]
+	in := func(v uint32) bool { return lc.label[v] == comp }
 	// Shortest cycle through b: one search from b to the nearest state with an edge back.
 	edgeTo := func(v uint32) (uint32, bool) {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			if g.etgt[i] == b {
-				return g.ecode[i], true
+		it := g.out(v)
+		for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+			if w == b {
+				return c, true
 			}
 		}
 		return 0, false
@@ -139,11 +153,11 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 		var u uint32
 		var ok bool
 		to, u, ok = lc.bfs(b, in, func(v uint32) bool {
-			lo, hi := g.out(v)
+			it := g.out(v)
 			has := false
-			for i := lo; i < hi; i++ {
-				if g.ecode[i] == uint32(need) {
-					if in(g.etgt[i]) {
+			for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+				if c == uint32(need) {
+					if in(w) {
 						return true
 					}
 					has = true
@@ -159,11 +173,11 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 			panic("checker: liveness: a fair component has no witness for an action")
 		}
 		// Take the need-labelled edge if there is one inside.
-		ulo, uhi := g.out(u)
-		for i := ulo; i < uhi; i++ {
-			if g.ecode[i] == uint32(need) && in(g.etgt[i]) {
-				to = append(to, lstep{target: g.etgt[i], code: g.ecode[i]})
-				u = g.etgt[i]
+		it := g.out(u)
+		for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
+			if c == uint32(need) && in(w) {
+				to = append(to, lstep{target: w, code: c})
+				u = w
 				break
 			}
 		}
@@ -178,16 +192,16 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 // whether it is weakly fair, or -1 when the walk is fair.
 func (lc *liveChecker) unmet(b uint32, walk []lstep) (int, bool) {
 	g := lc.g
-	lc.stamp++
-	st := lc.stamp
+	st := lc.newStamp()
+	nodes := lc.scc.nodes
 	states := []uint32{}
 	for _, s := range walk {
-		if lc.mark[s.target] != st {
-			lc.mark[s.target] = st
+		if nodes[s.target].index != st {
+			nodes[s.target].index = st
 			states = append(states, s.target)
 		}
 	}
-	if lc.mark[b] != st {
+	if nodes[b].index != st {
 		states = append(states, b)
 	}
 	var touched []uint32
@@ -209,9 +223,9 @@ func (lc *liveChecker) unmet(b uint32, walk []lstep) (int, bool) {
 		touched = append(touched, c)
 	}
 	for _, v := range states {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			count(v, g.ecode[i])
+		it := g.out(v)
+		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
+			count(v, c)
 		}
 		clo, chi := lc.cutRange(v)
 		for i := clo; i < chi; i++ {

@@ -32,16 +32,19 @@ const (
 	liveIncomplete
 )
 
-// liveGraph assembles the recorded graph.
-func (e *engine[S]) liveGraph() *lgraph {
-	g := &lgraph{n: int(e.distinct), expanded: len(e.eoff), eoff: e.eoff, etgt: e.etgt, ecode: e.ecode,
+// liveGraph assembles the recorded graph, reading its spilled part back.
+func (e *engine[S]) liveGraph() (*lgraph, error) {
+	if err := e.es.load(); err != nil {
+		return nil, err
+	}
+	g := &lgraph{n: int(e.distinct), expanded: e.es.n, es: &e.es, d: e.es.data,
 		truncByDepth: e.opts.MaxDepth > 0}
-	g.trunc = make([]bool, g.n)
+	g.trunc = newBitset(g.n)
 	for v := g.expanded; v < g.n; v++ {
-		g.trunc[v] = true
+		g.trunc.set(uint32(v))
 	}
 	for _, v := range e.partial {
-		g.trunc[v] = true
+		g.trunc.set(v)
 	}
 	for g.ninit < g.n && e.parent[g.ninit] == noIndex {
 		g.ninit++
@@ -51,26 +54,23 @@ func (e *engine[S]) liveGraph() *lgraph {
 		g.fair[id] = e.fairness(e.m.ActionKind(c))
 	}
 	if len(e.cutState) > 0 {
-		g.coff = make([]uint32, g.expanded+1)
+		g.cutState, g.ccode, g.cby = e.cutState, e.cutCode, e.cutBy
+		g.hasCut = newBitset(g.n)
 		for _, v := range e.cutState {
-			g.coff[v+1]++
+			g.hasCut.set(v)
 		}
-		for v := 1; v <= g.expanded; v++ {
-			g.coff[v] += g.coff[v-1]
-		}
-		g.ccode, g.cby = e.cutCode, e.cutBy
 	}
-	g.anyFair = make([]bool, g.n)
+	g.anyFair = newBitset(g.n)
 	for v := 0; v < g.expanded; v++ {
-		lo, hi := g.out(uint32(v))
-		for i := lo; i < hi; i++ {
-			if g.fair[g.ecode[i]] != Unfair {
-				g.anyFair[v] = true
+		it := g.out(uint32(v))
+		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
+			if g.fair[c] != Unfair {
+				g.anyFair.set(uint32(v))
 				break
 			}
 		}
 	}
-	return g
+	return g, nil
 }
 
 // checkLiveness checks every bound liveness property and returns the first violation, or
@@ -78,7 +78,10 @@ func (e *engine[S]) liveGraph() *lgraph {
 // model bound.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	e.phase(PhaseLivenessGraph, st)
-	g := e.liveGraph()
+	g, err := e.liveGraph()
+	if err != nil {
+		return Result{Verdict: Incomplete, Stats: st, Reason: err.Error()}, liveIncomplete
+	}
 	lc := newLiveChecker(g)
 	incomplete := Result{}
 	found := false
@@ -91,7 +94,7 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		}
 		var why []string
 		var raise []string
-		if g.coff != nil {
+		if len(g.cutState) > 0 {
 			if lax, l := lc.check(p.Kind, e.flags[j], false); lax == liveViolated {
 				var because string
 				because, raise = e.cutCause(lc, l)
@@ -146,9 +149,9 @@ func (e *engine[S]) cutCause(lc *liveChecker, l lasso) (string, []string) {
 		return false
 	}
 	enabledOrCut := func(v, c uint32) bool {
-		lo, hi := g.out(v)
-		for i := lo; i < hi; i++ {
-			if g.ecode[i] == c {
+		it := g.out(v)
+		for _, d, ok := g.next(&it); ok; _, d, ok = g.next(&it) {
+			if d == c {
 				return true
 			}
 		}
@@ -247,24 +250,22 @@ func (e *engine[S]) fairness(k int) Fairness {
 	return Fairness(e.m.Fairness(k))
 }
 
-// liveChecker holds the per-state scratch arrays shared by the properties.
+// liveChecker holds the per-state scratch arrays shared by the properties: a label (4
+// bytes), Tarjan's index and low link (8 bytes, reused by the lasso searches as their stamp
+// and predecessor), and bitsets. A fair component's states keep a label of their own, which
+// no other state has, until the next check.
 type liveChecker struct {
 	g          *lgraph
 	label      []int32
 	scc        *sccFinder
-	bad        []bool  // in a fair component, or may stutter
-	compOf     []int32 // fair component number + 1
-	fairComps  [][]uint32
-	inF        []bool
-	topComp    []int32
+	bad        bitset // in a fair component, or may stutter
+	inF        bitset
+	reach      bitset // in a component that reaches a bad state
 	compNodes  []uint32
 	compEnd    []uint32
 	work       [][]uint32
 	nextLab    int32
-	mark       []int32 // BFS stamps
-	prev       []uint32
-	prevCode   []uint32
-	stamp      int32
+	stamp      int32 // lasso search stamps, negative (Tarjan's indices are positive)
 	truncCount int
 	strict     bool // cut steps count as enabled and never taken
 
@@ -276,8 +277,8 @@ type liveChecker struct {
 }
 
 func newLiveChecker(g *lgraph) *liveChecker {
-	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: make([]bool, g.n), compOf: make([]int32, g.n),
-		inF: make([]bool, g.n), topComp: make([]int32, g.n), nextLab: 2, mark: make([]int32, g.n), prev: make([]uint32, g.n), prevCode: make([]uint32, g.n)}
+	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: newBitset(g.n), inF: newBitset(g.n),
+		reach: newBitset(g.n), nextLab: 2}
 	lc.scc = newSCCFinder(g, lc.label)
 	nc := len(g.fair)
 	lc.taken, lc.seen, lc.enCount, lc.enStamp = make([]bool, nc), make([]bool, nc), make([]int32, nc), make([]int32, nc)
@@ -304,32 +305,34 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	// a counterexample run; label 1 marks those of F that are fully expanded, where
 	// components are searched.
 	inF := lc.inF
+	clear(lc.label)
+	clear(lc.bad)
+	clear(inF)
+	clear(lc.reach)
 	var queue []uint32
 	for v := 0; v < g.n; v++ {
-		lc.label[v] = 0
-		lc.bad[v] = false
-		lc.compOf[v] = 0
-		inF[v] = isStart(uint32(v))
-		if inF[v] {
+		if isStart(uint32(v)) {
+			inF.set(uint32(v))
 			queue = append(queue, uint32(v))
 		}
 	}
 	for qi := 0; qi < len(queue); qi++ {
-		lo, hi := g.out(queue[qi])
-		for _, w := range g.etgt[lo:hi] {
-			if !inF[w] && notQ(w) {
-				inF[w] = true
+		it := g.out(queue[qi])
+		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
+			if !inF.get(w) && notQ(w) {
+				inF.set(w)
 				queue = append(queue, w)
 			}
 		}
 	}
+	queue = nil
 	var roots []uint32
 	truncated := 0
 	for v := 0; v < g.n; v++ {
-		if !inF[v] {
+		if !inF.get(uint32(v)) {
 			continue
 		}
-		if g.trunc[v] {
+		if g.trunc.get(uint32(v)) {
 			truncated++
 			continue
 		}
@@ -338,23 +341,16 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	}
 	// Components of F, in Tarjan's order: every edge leaves a component for one emitted
 	// earlier (or stays inside).
-	lc.fairComps = lc.fairComps[:0]
-	topComp := lc.topComp
-	for _, v := range roots {
-		topComp[v] = -1
-	}
 	lc.compNodes = lc.compNodes[:0]
 	lc.compEnd = lc.compEnd[:0]
 	lc.scc.run(roots, 1, func(comp []uint32) {
-		k := int32(len(lc.compEnd))
-		for _, v := range comp {
-			topComp[v] = k
-		}
 		lc.compNodes = append(lc.compNodes, comp...)
 		lc.compEnd = append(lc.compEnd, uint32(len(lc.compNodes)))
 	})
-	// Which components hold a fair cycle or a state that may stutter; then which reach one.
-	reach := make([]bool, len(lc.compEnd))
+	roots = nil
+	// Which components hold a fair cycle or a state that may stutter; then which reach one
+	// (every edge leaving a component goes to one before it, whose states are marked in
+	// lc.reach if it reaches one).
 	anyBad := false
 	for k := range lc.compEnd {
 		lo := uint32(0)
@@ -365,53 +361,60 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		if len(comp) > 1 {
 			lc.findFair(comp)
 		}
+		reach := false
 		for _, v := range comp {
 			if lc.mayStutter(v) {
-				lc.bad[v] = true
+				lc.bad.set(v)
 			}
-			if lc.bad[v] {
-				reach[k] = true
+			if lc.bad.get(v) {
+				reach = true
 			}
-			if reach[k] {
+			if reach {
 				continue
 			}
-			elo, ehi := g.out(v)
-			for _, w := range g.etgt[elo:ehi] {
-				if lc.inF[w] && !g.trunc[w] && reach[topComp[w]] {
-					reach[k] = true
+			it := g.out(v)
+			for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
+				if lc.reach.get(w) {
+					reach = true
 					break
 				}
 			}
 		}
-		anyBad = anyBad || reach[k]
+		if reach {
+			for _, v := range comp {
+				lc.reach.set(v)
+			}
+		}
+		anyBad = anyBad || reach
 	}
+	lc.compNodes, lc.compEnd = nil, nil
 	if anyBad {
 		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
 		for v := 0; v < g.n; v++ {
-			if isStart(uint32(v)) && !g.trunc[v] && reach[topComp[v]] {
+			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && lc.reach.get(uint32(v)) {
 				return liveViolated, lc.lassoFrom(uint32(v), notQ)
 			}
 		}
 		// Only through truncated states (a state at the depth bound keeps the edges to the
 		// states it found): the first start state from which a bad state is reachable. A
 		// state a failed search visited reaches none, so no state is visited twice.
-		dead := make([]bool, g.n)
+		dead := newBitset(g.n)
 		var queue []uint32
 		for v := 0; v < g.n; v++ {
-			if !isStart(uint32(v)) || dead[v] {
+			if !isStart(uint32(v)) || dead.get(uint32(v)) {
 				continue
 			}
-			dead[v] = true
+			dead.set(uint32(v))
 			queue = append(queue[:0], uint32(v))
 			for qi := 0; qi < len(queue); qi++ {
 				u := queue[qi]
-				if lc.bad[u] {
+				if lc.bad.get(u) {
 					return liveViolated, lc.lassoFrom(uint32(v), notQ)
 				}
-				lo, hi := g.out(u)
-				for _, w := range g.etgt[lo:hi] {
-					if !dead[w] && notQ(w) {
-						dead[w] = true
+				it := g.out(u)
+				for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
+					if !dead.get(w) && notQ(w) {
+						dead.set(w)
 						queue = append(queue, w)
 					}
 				}
@@ -430,7 +433,7 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 // mayStutter reports whether a behaviour may stay in v forever: no fair step is enabled
 // there (nor, in the strict pass, cut).
 func (lc *liveChecker) mayStutter(v uint32) bool {
-	if lc.g.anyFair[v] {
+	if lc.g.anyFair.get(v) {
 		return false
 	}
 	if lc.strict {
@@ -476,9 +479,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 		// the random reads of the edge targets' labels soon stop.)
 		touched = touched[:0]
 		for _, v := range comp {
-			lo, hi := g.out(v)
-			for i := lo; i < hi; i++ {
-				c := g.ecode[i]
+			it := g.out(v)
+			for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
 				if g.fair[c] == Unfair || lc.taken[c] {
 					continue
 				}
@@ -486,7 +488,7 @@ func (lc *liveChecker) findFair(top []uint32) {
 					lc.seen[c] = true
 					touched = append(touched, c)
 				}
-				if lc.label[g.etgt[i]] == lab {
+				if lc.label[w] == lab {
 					lc.taken[c] = true
 				}
 			}
@@ -505,9 +507,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 		}
 		if untaken {
 			for _, v := range comp {
-				lo, hi := g.out(v)
-				for i := lo; i < hi; i++ {
-					c := g.ecode[i]
+				it := g.out(v)
+				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 					if g.fair[c] != Unfair && !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
 						lc.enStamp[c] = int32(v) + 1
 						lc.enCount[c]++
@@ -539,9 +540,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 			var rest []uint32
 			for _, v := range comp {
 				keep := true
-				lo, hi := g.out(v)
-				for i := lo; i < hi; i++ {
-					c := g.ecode[i]
+				it := g.out(v)
+				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 					if g.fair[c] == Strong && !lc.taken[c] {
 						keep = false
 						break
@@ -568,10 +568,8 @@ func (lc *liveChecker) findFair(top []uint32) {
 				lc.scc.run(rest, sub, collect)
 			}
 		} else if !strongMissing && !weakMissing {
-			lc.fairComps = append(lc.fairComps, comp)
 			for _, v := range comp {
-				lc.bad[v] = true
-				lc.compOf[v] = int32(len(lc.fairComps))
+				lc.bad.set(v) // and its label stays lab, the component's own
 			}
 		} else {
 			for _, v := range comp {

@@ -138,13 +138,12 @@ func TestDeepChain(t *testing.T) {
 		}
 	}
 	// One SCC of a million states (the wrap cycle, Q never holds) through the SCC search.
-	g := &lgraph{n: n, expanded: n, eoff: make([]uint32, n), etgt: make([]uint32, n), ecode: make([]uint32, n),
-		trunc: make([]bool, n), fair: []Fairness{Weak}, anyFair: make([]bool, n)}
+	eoff, etgt := make([]uint32, n), make([]uint32, n)
 	for v := range n {
-		g.eoff[v] = uint32(v + 1)
-		g.etgt[v] = uint32((v + 1) % n)
-		g.anyFair[v] = true
+		eoff[v] = uint32(v + 1)
+		etgt[v] = uint32((v + 1) % n)
 	}
+	g := testGraph(eoff, etgt, make([]uint32, n))
 	label := make([]int32, n)
 	roots := make([]uint32, n)
 	for v := range n {
@@ -163,17 +162,18 @@ func TestDeepChain(t *testing.T) {
 func TestSCCAgainstNaive(t *testing.T) {
 	// A graph with several components: v -> 2v mod n, v -> v+1 when v % 5 != 4.
 	const n = 300
-	g := &lgraph{n: n, expanded: n, trunc: make([]bool, n), fair: []Fairness{Weak}, anyFair: make([]bool, n)}
+	var eoff, etgt, ecode []uint32
 	for v := range n {
 		for _, w := range []int{2 * v % n, v + 1} {
 			if w == v+1 && (v%5 == 4 || w >= n) || w == v {
 				continue
 			}
-			g.etgt = append(g.etgt, uint32(w))
-			g.ecode = append(g.ecode, 0)
+			etgt = append(etgt, uint32(w))
+			ecode = append(ecode, 0)
 		}
-		g.eoff = append(g.eoff, uint32(len(g.etgt)))
+		eoff = append(eoff, uint32(len(etgt)))
 	}
+	g := testGraph(eoff, etgt, ecode)
 	reach := make([][]bool, n)
 	for v := range n {
 		reach[v] = make([]bool, n)
@@ -182,8 +182,8 @@ func TestSCCAgainstNaive(t *testing.T) {
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			lo, hi := g.out(u)
-			for _, w := range g.etgt[lo:hi] {
+			it := g.out(u)
+			for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 				if !reach[v][w] {
 					reach[v][w] = true
 					stack = append(stack, w)
@@ -417,4 +417,27 @@ func TestTruncatedWorkers(t *testing.T) {
 			t.Errorf("w=%d: got a different lasso", w)
 		}
 	}
+}
+
+// testGraph is the liveness graph of the CSR arrays (the edges of v are
+// etgt/ecode[eoff[v-1]:eoff[v]]), every state expanded, every code weakly fair.
+func testGraph(eoff, etgt, ecode []uint32) *lgraph {
+	n := len(eoff)
+	es := &edgeStore{}
+	es.fromArrays(eoff, etgt, ecode)
+	nc := 1
+	for _, c := range ecode {
+		nc = max(nc, int(c)+1)
+	}
+	fair := make([]Fairness, nc)
+	for c := range fair {
+		fair[c] = Weak
+	}
+	g := &lgraph{n: n, expanded: n, es: es, d: es.data, trunc: newBitset(n), fair: fair, anyFair: newBitset(n)}
+	for v := range n {
+		if v == 0 && eoff[0] > 0 || v > 0 && eoff[v] > eoff[v-1] {
+			g.anyFair.set(uint32(v))
+		}
+	}
+	return g
 }

@@ -1,6 +1,9 @@
 package checker
 
-import "runtime/metrics"
+import (
+	"runtime"
+	"runtime/metrics"
+)
 
 // Memory. A search with a budget (Options.MemoryBytes) stops before a segment whose
 // insertion and commit would take it over: before inserting a segment's candidates the
@@ -16,14 +19,14 @@ import "runtime/metrics"
 // resident memory goes much beyond it.
 
 // liveBytesPerState is what the liveness check allocates per state after the search: the
-// graph's flags (2), the checker's per-state arrays (label, bad, compOf, inF, topComp,
-// mark, prev, prevCode: 26), Tarjan's nodes and flags (9), and at worst one entry per
-// state in its stacks, queues and component lists (4 to 12 bytes each, with slack).
-const liveBytesPerState = 80
+// checker's label (4) and Tarjan's index and low link (8), a byte of bitsets, and at worst
+// one entry per state in the roots, the component lists, Tarjan's stack (4 each) and call
+// stack (32: a frame holds an edge iterator).
+const liveBytesPerState = 64
 
 // growCap is the capacity that a slice of capacity c that must hold need elements grows
 // to: a quarter more, as append grows a large slice, or twice as much when double is set
-// (the liveness graph's edge arrays, while the budget allows: they would be copied too
+// (the liveness graph's edge stream and index, while the budget allows: they would be copied too
 // often otherwise).
 func growCap(c, need int, double bool) int {
 	n := c + c/4
@@ -84,11 +87,10 @@ func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
 // states. Unless exact is set, it bounds the fingerprint shards' growth without counting
 // the candidates of each.
 func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) int64 {
-	total, arena, edges, cuts := 0, 0, 0, 0
+	total, arena, cuts := 0, 0, 0
 	for _, o := range outs {
 		total += len(o.cands)
 		arena += len(o.arena)
-		edges += len(o.edges)
 		cuts += len(o.cuts)
 	}
 	var need int64
@@ -113,12 +115,30 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 	}
 	if e.rec {
 		states := outs[len(outs)-1].hi - outs[0].lo
-		need += 2 * growBytes(len(e.etgt), cap(e.etgt), edges, 4, e.edgeDouble)
-		need += growBytes(len(e.eoff), cap(e.eoff), states, 4, e.edgeDouble)
+		need += e.recordNeed(outs)
 		need += 2*growBytes(len(e.cutState), cap(e.cutState), cuts, 4, false) + growBytes(len(e.cutBy), cap(e.cutBy), cuts, 2, false)
 		need += growBytes(len(e.partial), cap(e.partial), states, 4, false) + liveBytesPerState*int64(total)
 	}
 	return need
+}
+
+// recordNeed is an upper bound on what recordEdges allocates for outs: the chunks' record
+// buffers that grow, and the stream and its index (the stream anew when it spills).
+func (e *engine[S]) recordNeed(outs []*chunkOut) int64 {
+	var need int64
+	for _, o := range outs {
+		if b, _ := recordBound(o); b > cap(o.rec) {
+			need += int64(b)
+		}
+	}
+	bytes, blks := recordBound(outs...)
+	es := &e.es
+	if share := e.spillShare(); share > 0 && int64(len(es.data)+bytes) > share {
+		need += growBytes(0, 0, bytes, 1, e.edgeDouble)
+	} else {
+		need += growBytes(len(es.data), cap(es.data), bytes, 1, e.edgeDouble)
+	}
+	return need + growBytes(len(es.blk), cap(es.blk), blks, 8, e.edgeDouble)
 }
 
 // usedBytes is what the search holds against its budget: its tables and queues, the
@@ -159,8 +179,8 @@ func (e *engine[S]) overhead(own int64) int64 {
 }
 
 // fits reports whether the search can insert and commit outs within its budget: by the
-// quick bound far from it, by the exact one near it. Near the budget the edge arrays grow
-// by a quarter instead of doubling.
+// quick bound far from it, by the exact one near it. Near the budget the edge stream grows
+// by a quarter instead of doubling, and when that is not enough either, it spills to disk.
 func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
 	if e.opts.MemoryBytes <= 0 {
 		return true
@@ -171,7 +191,17 @@ func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
 	}
 	if e.rec && e.edgeDouble {
 		e.edgeDouble = false
-		return used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes
+		if used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes {
+			return true
+		}
+	}
+	if e.rec && len(e.es.data) > 0 && e.spillShare() > 0 {
+		// Spill the liveness graph's stream, and try again without it. A failure to spill
+		// leaves the stream in memory, and the budget stops the search.
+		if e.es.spillOut() == nil {
+			runtime.GC() // the stream's memory is garbage now: let the overhead show it
+			return e.fits(outs, next)
+		}
 	}
 	return false
 }

@@ -1,42 +1,54 @@
 package checker
 
-// lgraph is the recorded state graph for liveness checking: successor lists in CSR form
+// lgraph is the recorded state graph for liveness checking: the compressed successor lists
 // (states [0, expanded) have their edges recorded; self-loops are left out) and the
-// fairness of each action code id.
+// fairness of each action code id. Per-state flags are bitsets.
 type lgraph struct {
 	n, expanded  int
-	eoff         []uint32 // edges of v: [eoff[v-1], eoff[v])
-	etgt, ecode  []uint32
-	trunc        []bool // successors not (all) recorded
+	es           *edgeStore
+	d            []byte // the whole edge stream, in memory
+	trunc        bitset // successors not (all) recorded
 	fair         []Fairness
-	anyFair      []bool // some weakly or strongly fair action is enabled
+	anyFair      bitset // some weakly or strongly fair action is enabled
 	ninit        int
 	truncByDepth bool
-	// Fair steps cut by a model bound: those of v are ccode/cby[coff[v]:coff[v+1]]; coff
-	// is nil when no fair step was cut.
-	coff  []uint32
-	ccode []uint32
-	cby   []uint16
+	// Fair steps cut by a model bound, sorted by state: state cutState[k] has the step with
+	// code id ccode[k] cut by bound cby[k]; hasCut marks the states that have one.
+	cutState []uint32
+	ccode    []uint32
+	cby      []uint16
+	hasCut   bitset
 }
+
+// bitset is a set of state indices.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) get(v uint32) bool { return b[v/64]&(1<<(v%64)) != 0 }
+
+func (b bitset) set(v uint32) { b[v/64] |= 1 << (v % 64) }
+
+func (b bitset) clear(v uint32) { b[v/64] &^= 1 << (v % 64) }
 
 // cuts returns the range of v's cut steps in ccode and cby.
 func (g *lgraph) cuts(v uint32) (uint32, uint32) {
-	if g.coff == nil || int(v) >= g.expanded {
+	if len(g.cutState) == 0 || !g.hasCut.get(v) {
 		return 0, 0
 	}
-	return g.coff[v], g.coff[v+1]
+	return cutsOf(g.cutState, v)
 }
 
-func (g *lgraph) out(v uint32) (uint32, uint32) {
+// out returns an iterator over the edges of v (none if v was not expanded).
+func (g *lgraph) out(v uint32) edgeIter {
 	if int(v) >= g.expanded {
-		return 0, 0
+		return edgeIter{}
 	}
-	lo := uint32(0)
-	if v > 0 {
-		lo = g.eoff[v-1]
-	}
-	return lo, g.eoff[v]
+	return g.es.edges(v)
 }
+
+// next returns the next edge of it, or ok false.
+func (g *lgraph) next(it *edgeIter) (uint32, uint32, bool) { return it.next(g.d) }
 
 // sccFinder is Tarjan's algorithm with an explicit stack, so that a graph of any depth
 // is handled without recursion. It visits only the states whose label equals the label
@@ -45,7 +57,7 @@ type sccFinder struct {
 	g       *lgraph
 	label   []int32
 	nodes   []sccNode
-	onStack []bool
+	onStack bitset
 	stack   []uint32
 	call    []sccFrame
 }
@@ -57,12 +69,12 @@ type sccNode struct {
 }
 
 type sccFrame struct {
-	v      uint32
-	ei, hi uint32
+	v  uint32
+	it edgeIter
 }
 
 func newSCCFinder(g *lgraph, label []int32) *sccFinder {
-	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: make([]bool, g.n)}
+	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: newBitset(g.n)}
 }
 
 // run finds the strongly connected components of the subgraph induced by the states in
@@ -75,14 +87,13 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 	}
 	var counter int32
 	g := f.g
-	etgt, label, nodes, onStack := g.etgt, f.label, f.nodes, f.onStack
+	label, nodes, onStack := f.label, f.nodes, f.onStack
 	push := func(w uint32) {
 		counter++
 		nodes[w] = sccNode{index: counter, low: counter}
 		f.stack = append(f.stack, w)
-		onStack[w] = true
-		lo, hi := g.out(w)
-		f.call = append(f.call, sccFrame{v: w, ei: lo, hi: hi})
+		onStack.set(w)
+		f.call = append(f.call, sccFrame{v: w, it: g.out(w)})
 	}
 	for _, r := range roots {
 		if nodes[r].index != 0 {
@@ -93,9 +104,11 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 			fr := &f.call[len(f.call)-1]
 			v := fr.v
 			descended := false
-			for fr.ei < fr.hi {
-				w := etgt[fr.ei]
-				fr.ei++
+			for {
+				w, _, ok := g.next(&fr.it)
+				if !ok {
+					break
+				}
 				if label[w] != lab {
 					continue
 				}
@@ -105,7 +118,7 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 					descended = true
 					break
 				}
-				if nw.index < nodes[v].low && onStack[w] {
+				if nw.index < nodes[v].low && onStack.get(w) {
 					nodes[v].low = nw.index
 				}
 			}
@@ -120,7 +133,7 @@ func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
 				}
 				comp := f.stack[k:]
 				for _, w := range comp {
-					onStack[w] = false
+					onStack.clear(w)
 				}
 				emit(comp)
 				f.stack = f.stack[:k]

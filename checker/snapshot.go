@@ -175,7 +175,8 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 		s.someHit = append(s.someHit, e.someHit[i].Load())
 	}
 	if e.rec {
-		s.eoff, s.etgt, s.ecode, s.codes = e.eoff, e.etgt, e.ecode, e.codes.codes
+		s.eoff, s.etgt, s.ecode = e.es.arrays()
+		s.codes = e.codes.codes
 		s.flags, s.partial = e.flags, e.partial
 		s.cutState, s.cutCode, s.cutBy = e.cutState, e.cutCode, e.cutBy
 	}
@@ -1055,7 +1056,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 		e.someHit[i].Store(h)
 	}
 	if e.rec {
-		e.eoff, e.etgt, e.ecode = s.eoff, s.etgt, s.ecode
+		e.es.fromArrays(s.eoff, s.etgt, s.ecode)
 		e.flags, e.partial = s.flags, s.partial
 		e.cutState, e.cutCode, e.cutBy = s.cutState, s.cutCode, s.cutBy
 		for i, c := range s.codes {
