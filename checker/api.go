@@ -241,6 +241,12 @@ type Options struct {
 	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
 	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
 	//
+	// SpillDir is where the frontier (the states of the level being expanded and of the next
+	// one) spills when it outgrows its share of MemoryBytes (a quarter): a temporary file
+	// per level, written sequentially, compressed and checksummed, removed when the search
+	// ends. "": os.TempDir(). Without a memory budget nothing spills.
+	SpillDir string
+	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
 	// Check refuses Symmetry together with a liveness property (verdict incomplete).

@@ -38,6 +38,12 @@ func (e *engine[S]) run() Result {
 	// successors are dropped: the states that had some are truncated, and the search is
 	// incomplete only if there were any. A resumed search goes on with the level it stopped
 	// in: cur holds the level's states not yet expanded, next the next level so far.
+	spillAt := int64(-1)
+	if e.opts.MemoryBytes > 0 {
+		spillAt = e.opts.MemoryBytes / frontierShare
+		cur.sp, next.sp = &spillFile{dir: e.opts.SpillDir}, &spillFile{dir: e.opts.SpillDir}
+		defer func() { cur.close(); next.close() }()
+	}
 	for reason == "" && (resumed || cur.n() > 0) {
 		if !resumed {
 			p.depth++
@@ -45,8 +51,12 @@ func (e *engine[S]) run() Result {
 		}
 		resumed = false
 		atBound := e.opts.MaxDepth > 0 && p.depth >= e.opts.MaxDepth
-		for lo := 0; lo < cur.n(); lo += segmentStates {
-			hi := min(lo+segmentStates, cur.n())
+		for lo := 0; lo < cur.n(); lo += cur.per {
+			hi := min(lo+cur.per, cur.n())
+			if err := cur.load(lo, hi); err != nil {
+				reason = "frontier spill: " + err.Error()
+				break
+			}
 			e.frontBytes = cur.bytes() + next.bytes()
 			if e.opts.MemoryBytes > 0 {
 				e.ownBytes.Store(e.usedBytes())
@@ -89,6 +99,13 @@ func (e *engine[S]) run() Result {
 				e.candBases = append(e.candBases[:0], e.bases...)
 				e.fillEdges(outs, d > 0)
 			}
+			cur.done(hi)
+			if spillAt >= 0 {
+				if err := next.spill(max(spillAt-cur.bytes(), 0)); err != nil {
+					reason = "frontier spill: " + err.Error()
+					break
+				}
+			}
 			e.frontBytes = cur.bytes() + next.bytes()
 			p.expandedTo = int(cur.base) + hi
 			if d > 0 {
@@ -129,7 +146,9 @@ func (e *engine[S]) run() Result {
 		return Result{Verdict: Violated, Property: e.violName(p.best), Stats: st, Trace: e.safetyTrace(p.best)}
 	}
 	if e.rec {
-		e.flagUnexpanded(&cur, &next, p.expandedTo)
+		if err := e.flagUnexpanded(&cur, &next, p.expandedTo); err != nil {
+			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Stats: st}
+		}
 	}
 	if reason == "" {
 		for j, pi := range e.some {
@@ -214,7 +233,7 @@ func (e *engine[S]) lastCheckpoint(cur *frontier, lo int, next *frontier, p *sea
 }
 
 func (e *engine[S]) memBytes() int64 {
-	b := e.set.bytes() + 6*int64(cap(e.parent)) + e.frontBytes
+	b := e.set.bytes() + e.links.bytes() + e.frontBytes
 	b += 4*int64(cap(e.eoff)+cap(e.etgt)+cap(e.ecode)) + 4*int64(cap(e.candIdx))
 	b += 4*int64(cap(e.cutState)+cap(e.cutCode)) + 2*int64(cap(e.cutBy))
 	for _, f := range e.flags {
@@ -275,15 +294,16 @@ func (e *engine[S]) progress(queue int64, depth int) {
 // flagUnexpanded evaluates the liveness predicates on the states never expanded (those left
 // on the queue when a limit stopped the search): cur from position expandedTo-cur.base on,
 // and next.
-func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) {
+func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) error {
 	var s S
-	eval := func(fr *frontier) {
-		for k := 0; k < fr.n(); k++ {
+	eval := func(fr *frontier) error {
+		lo := max(expandedTo-int(fr.base), 0)
+		return fr.each(lo, func(k int, enc []byte) {
 			idx := int(fr.base) + k
-			if idx < expandedTo || idx >= int(e.distinct) {
-				continue
+			if idx >= int(e.distinct) {
+				return
 			}
-			e.m.Decode(fr.state(k), &s)
+			e.m.Decode(enc, &s)
 			for j, pi := range e.live {
 				p := &e.props[pi]
 				var f byte
@@ -299,8 +319,10 @@ func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) {
 				}
 				e.flags[j][idx] = f
 			}
-		}
+		})
 	}
-	eval(cur)
-	eval(next)
+	if err := eval(cur); err != nil {
+		return err
+	}
+	return eval(next)
 }

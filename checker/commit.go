@@ -18,6 +18,7 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 	if total >= int(pendBit) {
 		panic("checker: too many successors in one segment")
 	}
+	vals := e.set.vals
 	run := func(w, nw int) {
 		for c, o := range outs {
 			base := e.bases[c]
@@ -27,8 +28,15 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 				if s%nw != w {
 					continue
 				}
-				v, _ := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)))
-				cd.ref = v
+				v, ins := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)), vals)
+				switch {
+				case vals:
+					cd.ref = v
+				case ins:
+					cd.ref = pendBit | (base + uint32(i))
+				default:
+					cd.ref = noIndex // known; its index is not needed without the graph
+				}
 			}
 		}
 	}
@@ -51,18 +59,21 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 // become truncated) when drop is set or the state limit is reached. It returns the number
 // of states dropped. The initial states are committed the same way, with parent noIndex.
 func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop bool) int {
-	if cap(e.candIdx) < total {
-		e.candIdx = make([]uint32, total)
+	vals := e.set.vals
+	var candIdx []uint32
+	if vals {
+		if cap(e.candIdx) < total {
+			e.candIdx = make([]uint32, total)
+		}
+		candIdx = e.candIdx[:total]
 	}
-	candIdx := e.candIdx[:total]
 	// Room for every candidate to be a new state, grown as segmentNeed counts it.
 	arena, cuts := 0, 0
 	for _, o := range outs {
 		arena += len(o.arena)
 		cuts += len(o.cuts)
 	}
-	e.parent, e.ppos = reserve(e.parent, total, false), reserve(e.ppos, total, false)
-	next.arena, next.offs = reserve(next.arena, arena, false), reserve(next.offs, total, false)
+	e.links.reserve(total)
 	for j := range e.flags {
 		e.flags[j] = reserve(e.flags[j], total, false)
 	}
@@ -77,6 +88,8 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			r := cd.ref
 			t := noIndex
 			switch {
+			case r == noIndex:
+				continue // known, in a set without values
 			case r&pendBit == 0:
 				t = r
 			case r&^pendBit == seq:
@@ -86,8 +99,7 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 				}
 				t = uint32(e.distinct)
 				e.distinct++
-				e.parent = append(e.parent, cd.parent)
-				e.ppos = append(e.ppos, cd.pos)
+				e.links.add(cd.parent, cd.pos)
 				next.add(o.arena[cd.off : cd.off+cd.n])
 				for j := range e.flags {
 					e.flags[j] = append(e.flags[j], 0)
@@ -95,7 +107,9 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			default:
 				t = candIdx[r&^pendBit]
 			}
-			candIdx[seq] = t
+			if vals {
+				candIdx[seq] = t
+			}
 		}
 		for _, mc := range o.missing {
 			o.ecodes[mc.pos] = e.codes.id(mc.code)
@@ -109,7 +123,9 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			e.cutBy = append(e.cutBy, c.by)
 		}
 	}
-	e.setIndices(outs, total)
+	if vals {
+		e.setIndices(outs, total)
+	}
 	return dropped
 }
 

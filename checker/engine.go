@@ -44,8 +44,9 @@ const (
 
 // Work sizes; variables so that tests can make them small enough to exercise every path.
 var (
-	chunkStates   = 256     // frontier states per unit of work in the expansion phase
-	segmentStates = 1 << 14 // frontier states expanded, inserted and committed together
+	chunkStates   = 256      // frontier states per unit of work in the expansion phase
+	segmentStates = 1 << 14  // frontier states expanded, inserted and committed together
+	frontierShare = int64(4) // the frontiers spill beyond MemoryBytes/frontierShare
 )
 
 // engine holds one search. Only the coordinating goroutine writes its fields, except in the
@@ -62,10 +63,9 @@ type engine[S any] struct {
 
 	inv, act, some, live []int // indices into props by kind
 
-	inits  []S
-	set    fpSet
-	parent []uint32 // parent[i] is the BFS parent of state i, noIndex for an initial state
-	ppos   []uint16 // the successor position (or initial-state position) that reached i
+	inits []S
+	set   fpSet
+	links parentLinks // per state: its BFS parent (noIndex for an initial state) and position
 
 	// Liveness recording (rec): CSR successor lists of the states expanded so far. The edges
 	// of state i are etgt/ecode[eoff[i-1]:eoff[i]] (from 0 for state 0); self-loops are left
@@ -159,6 +159,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 		e.ev = ev
 	}
 	e.rec = len(e.live) > 0
+	e.set.vals = e.rec
 	e.kfair = make([]Fairness, len(m.ActionKinds()))
 	for k := range e.kfair {
 		e.kfair[k] = e.fairness(k)
@@ -173,30 +174,6 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	e.someHit = make([]atomic.Bool, len(e.some))
 	return e, Result{}, true
 }
-
-// frontier is one BFS level: the encodings of its states, back to back, in index order.
-type frontier struct {
-	arena []byte
-	offs  []uint64 // state k is arena[offs[k]:offs[k+1]]
-	base  uint32   // index of state 0
-}
-
-func (f *frontier) reset(base uint32) {
-	f.arena = f.arena[:0]
-	f.offs = append(f.offs[:0], 0)
-	f.base = base
-}
-
-func (f *frontier) n() int { return len(f.offs) - 1 }
-
-func (f *frontier) state(k int) []byte { return f.arena[f.offs[k]:f.offs[k+1]] }
-
-func (f *frontier) add(b []byte) {
-	f.arena = append(f.arena, b...)
-	f.offs = append(f.offs, uint64(len(f.arena)))
-}
-
-func (f *frontier) bytes() int64 { return int64(cap(f.arena)) + 8*int64(cap(f.offs)) }
 
 // cand is one generated successor waiting to be inserted and committed.
 type cand struct {
@@ -247,7 +224,8 @@ type violation struct {
 	step  bool
 	idx   uint32 // the violating state, or the source of the violating step
 	pos   uint16
-	prop  int // index in props, -1 for deadlock
+	prop  int    // index in props, -1 for deadlock
+	fp    uint64 // fingerprint of state idx, for the trace replay to check (0: unknown)
 }
 
 func (v violation) less(o violation) bool {

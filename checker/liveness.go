@@ -43,7 +43,7 @@ func (e *engine[S]) liveGraph() *lgraph {
 	for _, v := range e.partial {
 		g.trunc[v] = true
 	}
-	for g.ninit < g.n && e.parent[g.ninit] == noIndex {
+	for g.ninit < g.n && e.links.parent(uint32(g.ninit)) == noIndex {
 		g.ninit++
 	}
 	g.fair = make([]Fairness, len(e.codes.codes))

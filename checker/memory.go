@@ -59,22 +59,20 @@ func growBytes(l, c, n int, width int64, double bool) int64 {
 func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
 	var net, copyMax int64
 	growing := 0
+	w := s.slotBytes()
 	for i := range s.shards {
 		sh := &s.shards[i]
 		n := sh.n + all
 		if adds != nil {
 			n = sh.n + int(adds[i])
 		}
-		size := len(sh.fps)
-		for n*4 > size*3 {
-			size = max(2*size, fpInitSlots)
-		}
-		if size == len(sh.fps) {
+		slots := tableSlots(sh.size, n)
+		if slots <= uint64(len(sh.fps)) {
 			continue
 		}
 		growing++
-		net += 12 * int64(size-len(sh.fps))
-		copyMax = max(copyMax, 12*int64(size/2))
+		net += w * int64(slots-uint64(len(sh.fps)))
+		copyMax = max(copyMax, w*int64(len(sh.fps)))
 	}
 	return net + int64(min(workers, growing))*copyMax
 }
@@ -103,8 +101,8 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 	} else {
 		need = e.set.growthBytes(nil, total, e.workers)
 	}
-	need += growBytes(len(e.parent), cap(e.parent), total, 4, false) + growBytes(len(e.ppos), cap(e.ppos), total, 2, false)
-	need += growBytes(len(next.arena), cap(next.arena), arena, 1, false) + growBytes(len(next.offs), cap(next.offs), total, 8, false)
+	need += e.links.growBytes(total)
+	need += next.growBytes(arena, total)
 	for _, f := range e.flags {
 		need += growBytes(len(f), cap(f), total, 1, false)
 	}
