@@ -241,11 +241,13 @@ type Options struct {
 	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
 	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
 	//
-	// SpillDir is where the frontier (the states of the level being expanded and of the next
-	// one) spills when it outgrows its share of MemoryBytes (a quarter): a temporary file
-	// per level, written sequentially, compressed and checksummed, removed when the search
-	// ends. "": os.TempDir(). Without a memory budget nothing spills.
-	SpillDir string
+	// The frontier (the states of the level being expanded and of the next one) spills to
+	// disk when it holds more than SpillBytes in memory (0: a quarter of MemoryBytes, and
+	// nothing spills without a budget): to a temporary file per frontier in SpillDir ("":
+	// os.TempDir()), written sequentially in blocks, each compressed and checksummed, and
+	// removed when the search ends. The seen set and the parent links stay in memory.
+	SpillBytes int64
+	SpillDir   string
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
@@ -312,6 +314,7 @@ type Stats struct {
 	Collision   float64       // optimistic fingerprint-collision probability
 	Elapsed     time.Duration // wall-clock time of the search
 	MemoryBytes int64         // engine tables and queues at the end (estimate)
+	Spilled     int64         // bytes of frontier blocks written to disk (compressed)
 	Workers     int
 }
 

@@ -38,10 +38,14 @@ func (e *engine[S]) run() Result {
 	// successors are dropped: the states that had some are truncated, and the search is
 	// incomplete only if there were any. A resumed search goes on with the level it stopped
 	// in: cur holds the level's states not yet expanded, next the next level so far.
-	spillAt := int64(-1)
-	if e.opts.MemoryBytes > 0 {
-		spillAt = e.opts.MemoryBytes / frontierShare
-		cur.sp, next.sp = &spillFile{dir: e.opts.SpillDir}, &spillFile{dir: e.opts.SpillDir}
+	spillAt := e.opts.SpillBytes
+	if spillAt <= 0 {
+		spillAt = e.opts.MemoryBytes / 4
+	}
+	if spillAt <= 0 {
+		spillAt = -1
+	} else {
+		cur.sp, next.sp = &spillFile{dir: e.opts.SpillDir, total: &e.spilled}, &spillFile{dir: e.opts.SpillDir, total: &e.spilled}
 		defer func() { cur.close(); next.close() }()
 	}
 	for reason == "" && (resumed || cur.n() > 0) {
@@ -51,8 +55,8 @@ func (e *engine[S]) run() Result {
 		}
 		resumed = false
 		atBound := e.opts.MaxDepth > 0 && p.depth >= e.opts.MaxDepth
-		for lo := 0; lo < cur.n(); lo += cur.per {
-			hi := min(lo+cur.per, cur.n())
+		for lo := 0; lo < cur.n(); lo += segmentStates {
+			hi := min(lo+segmentStates, cur.n())
 			if err := cur.load(lo, hi); err != nil {
 				reason = "frontier spill: " + err.Error()
 				break
@@ -239,6 +243,9 @@ func (e *engine[S]) memBytes() int64 {
 	for _, f := range e.flags {
 		b += int64(cap(f))
 	}
+	for _, d := range e.dedup {
+		b += 12 * int64(len(d.fps))
+	}
 	for _, o := range e.outs {
 		b += int64(cap(o.arena)) + 32*int64(cap(o.cands)) + 4*int64(cap(o.edges)+cap(o.ecodes)+cap(o.ecnt))
 		b += 12*int64(cap(o.cuts)) + 16*int64(cap(o.missingCut))
@@ -255,6 +262,7 @@ func (e *engine[S]) stats(queue int64, depth int) Stats {
 		Collision:   collisionProbability(e.generated, e.distinct),
 		Elapsed:     time.Since(e.start),
 		MemoryBytes: e.memBytes(),
+		Spilled:     e.spilled,
 		Workers:     e.workers,
 	}
 }

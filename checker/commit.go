@@ -7,7 +7,10 @@ import (
 
 // insert runs the insertion phase: each worker owns the shards congruent to its number and
 // inserts, in candidate order, the candidates of its shards, so the first occurrence of each
-// new fingerprint is marked the same way for any worker count.
+// new fingerprint is marked the same way for any worker count. A candidate generated before
+// in the same segment (most are: a new state is reached from several states of its level)
+// is found in the worker's small table of the segment's fingerprints, which stays in cache,
+// and gets its first occurrence's answer without a lookup in the large set.
 func (e *engine[S]) insert(outs []*chunkOut) int {
 	e.bases = e.bases[:0]
 	total := 0
@@ -19,13 +22,30 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 		panic("checker: too many successors in one segment")
 	}
 	vals := e.set.vals
+	nw := e.workers
+	if nw <= 1 || total < 4096 {
+		nw = 1
+	}
+	for len(e.dedup) < nw {
+		e.dedup = append(e.dedup, &segSet{})
+	}
 	run := func(w, nw int) {
+		d := e.dedup[w]
+		d.reset(total/nw + total/(4*nw))
 		for c, o := range outs {
 			base := e.bases[c]
 			for i := range o.cands {
 				cd := &o.cands[i]
 				s := shardOf(cd.fp)
 				if s%nw != w {
+					continue
+				}
+				slot, seen := d.find(cd.fp)
+				if seen {
+					cd.ref = d.refs[slot]
+					if !vals {
+						cd.ref = noIndex // a later occurrence
+					}
 					continue
 				}
 				v, ins := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)), vals)
@@ -37,11 +57,11 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 				default:
 					cd.ref = noIndex // known; its index is not needed without the graph
 				}
+				d.add(slot, cd.fp, cd.ref)
 			}
 		}
 	}
-	nw := e.workers
-	if nw <= 1 || total < 4096 {
+	if nw == 1 {
 		run(0, 1)
 		return total
 	}
@@ -265,4 +285,51 @@ func (e *engine[S]) edgeRoom(outs []*chunkOut) bool {
 		n += uint64(len(o.edges))
 	}
 	return n < 1<<32-1
+}
+
+// segSet is a worker's table of the fingerprints of a segment's candidates that it has
+// inserted, with the answer each got: open addressing with linear probing, sized for the
+// segment and cleared for the next. When full it stops taking fingerprints (their later
+// occurrences then go to the large set, which answers the same).
+type segSet struct {
+	fps  []uint64
+	refs []uint32
+	mask uint64
+	n    int
+}
+
+// reset empties the table and sizes it for about n fingerprints.
+func (d *segSet) reset(n int) {
+	size := 1024
+	for size < 2*n {
+		size *= 2
+	}
+	if len(d.fps) < size {
+		d.fps, d.refs = make([]uint64, size), make([]uint32, size)
+	}
+	clear(d.fps[:size])
+	d.mask, d.n = uint64(size-1), 0
+}
+
+// find returns fp's slot and whether it is there, or the empty slot where it would go.
+func (d *segSet) find(fp uint64) (uint64, bool) {
+	i := fp & d.mask
+	for {
+		switch d.fps[i] {
+		case fp:
+			return i, true
+		case 0:
+			return i, false
+		}
+		i = (i + 1) & d.mask
+	}
+}
+
+// add stores fp and its answer at slot, found empty by find, while the table has room.
+func (d *segSet) add(slot, fp uint64, ref uint32) {
+	if uint64(d.n+1)*4 > (d.mask+1)*3 {
+		return
+	}
+	d.fps[slot], d.refs[slot] = fp, ref
+	d.n++
 }

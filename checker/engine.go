@@ -44,9 +44,8 @@ const (
 
 // Work sizes; variables so that tests can make them small enough to exercise every path.
 var (
-	chunkStates   = 256      // frontier states per unit of work in the expansion phase
-	segmentStates = 1 << 14  // frontier states expanded, inserted and committed together
-	frontierShare = int64(4) // the frontiers spill beyond MemoryBytes/frontierShare
+	chunkStates   = 256     // frontier states per unit of work in the expansion phase
+	segmentStates = 1 << 14 // frontier states expanded, inserted and committed together
 )
 
 // engine holds one search. Only the coordinating goroutine writes its fields, except in the
@@ -92,6 +91,7 @@ type engine[S any] struct {
 	memSamples []metrics.Sample
 
 	outs      []*chunkOut
+	dedup     []*segSet // per insertion worker
 	bases     []uint32
 	candIdx   []uint32
 	candBases []uint32
@@ -100,6 +100,7 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
+	spilled   int64 // bytes written by the frontiers' spill files
 	start     time.Time
 	lastProg  time.Time
 	lastCkpt  time.Time

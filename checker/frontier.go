@@ -11,7 +11,7 @@ import (
 )
 
 // frontier is one BFS level: the encodings of its states in index order, in blocks of per
-// states (a segment's worth, so that the search expands one block at a time). A block holds
+// states (a segment covers whole blocks). A block holds
 // its states back to back and where each ends (4 bytes a state). When a spill file is set
 // (a memory budget), blocks that are full can be written to it, compressed and checksummed,
 // and read back when the search reaches them; blocks already expanded are let go.
@@ -43,6 +43,15 @@ type fblock struct {
 	crc     uint32
 }
 
+// blockStates is the number of states of a frontier block: at most 1024, and a divisor of
+// segmentStates, so that a segment covers whole blocks.
+func blockStates() int {
+	if segmentStates > 1024 && segmentStates%1024 == 0 {
+		return 1024
+	}
+	return max(segmentStates, 1)
+}
+
 func (b *fblock) inMem() bool { return b.ends != nil }
 
 func (b *fblock) memBytes() int64 { return int64(cap(b.arena)) + 4*int64(cap(b.ends)) }
@@ -53,7 +62,7 @@ func (f *frontier) reset(base uint32) {
 		f.letGo(&f.blocks[i])
 	}
 	f.blocks = f.blocks[:0]
-	f.base, f.per, f.nst = base, max(segmentStates, 1), 0
+	f.base, f.per, f.nst = base, blockStates(), 0
 	if f.sp != nil {
 		f.sp.truncate()
 	}
@@ -106,7 +115,7 @@ func (f *frontier) letGo(b *fblock) {
 	if !b.inMem() {
 		return
 	}
-	if len(f.pool) < 4 {
+	if len(f.pool) < 64 {
 		f.pool = append(f.pool, fblock{arena: b.arena, ends: b.ends})
 	} else {
 		f.mem -= b.memBytes()
@@ -154,15 +163,6 @@ func (f *frontier) load(lo, hi int) error {
 		f.mem += b.memBytes() - c0
 	}
 	return nil
-}
-
-// unload lets go of the blocks of [lo, hi) that are also on disk.
-func (f *frontier) unload(lo, hi int) {
-	for i := lo / f.per; i*f.per < hi && i < len(f.blocks); i++ {
-		if b := &f.blocks[i]; b.spilled {
-			f.letGo(b)
-		}
-	}
 }
 
 // spill writes full blocks in memory to the spill file, the first ones first, until f holds
@@ -246,15 +246,16 @@ func (f *frontier) close() {
 // deflate stream of its state lengths (uvarints) and encodings, checksummed. It is emptied
 // when its frontier is reset for a new level and removed when the search ends.
 type spillFile struct {
-	dir  string
-	f    *os.File
-	size int64
-	zw   *flate.Writer
-	zr   io.ReadCloser
-	buf  bytes.Buffer
-	rbuf []byte
-	tmp  []byte
-	br   byteReader
+	dir   string
+	f     *os.File
+	size  int64
+	total *int64 // adds up the bytes written, when not nil
+	zw    *flate.Writer
+	zr    io.ReadCloser
+	buf   bytes.Buffer
+	rbuf  []byte
+	tmp   []byte
+	br    byteReader
 }
 
 func (s *spillFile) write(b *fblock) error {
@@ -296,6 +297,9 @@ func (s *spillFile) write(b *fblock) error {
 	b.off, b.clen = s.size, int64(s.buf.Len())
 	b.crc = crc32.Checksum(s.buf.Bytes(), castagnoli)
 	s.size += b.clen
+	if s.total != nil {
+		*s.total += b.clen
+	}
 	return nil
 }
 

@@ -106,6 +106,19 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 	for _, f := range e.flags {
 		need += growBytes(len(f), cap(f), total, 1, false)
 	}
+	if nw := max(e.workers, 1); total > 0 {
+		// The insertion workers' segment tables (segSet.reset).
+		per := total/nw + total/(4*nw)
+		size := 1024
+		for size < 2*per {
+			size *= 2
+		}
+		for w := range nw {
+			if w >= len(e.dedup) || len(e.dedup[w].fps) < size {
+				need += 12 * int64(size)
+			}
+		}
+	}
 	if cap(e.candIdx) < total {
 		need += 4 * int64(total)
 	}
