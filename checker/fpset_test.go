@@ -220,3 +220,56 @@ func BenchmarkFingerprint(b *testing.B) {
 		fingerprint(buf)
 	}
 }
+
+// TestParentLinks compares the compressed parent links with plain arrays: parents in BFS
+// order with small and large gaps, initial states (noIndex), positions beyond a byte.
+func TestParentLinks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var l parentLinks
+	var parents []uint32
+	var pos []uint16
+	p := uint32(0)
+	for i := range 20000 {
+		q := noIndex
+		if i >= 3 {
+			switch r.IntN(10) {
+			case 0:
+				p += uint32(r.IntN(100000)) // a large gap
+			case 1, 2, 3:
+				p += uint32(r.IntN(5))
+			}
+			q = p
+		}
+		ps := uint16(r.IntN(300))
+		if r.IntN(100) == 0 {
+			ps = uint16(r.IntN(65536))
+		}
+		parents, pos = append(parents, q), append(pos, ps)
+		l.add(q, ps)
+	}
+	if l.len() != len(parents) {
+		t.Fatalf("got %d links, want %d", l.len(), len(parents))
+	}
+	for i := range parents {
+		if got, want := l.parent(uint32(i)), parents[i]; got != want {
+			t.Fatalf("parent(%d): got %d, want %d", i, got, want)
+		}
+		if got, want := l.position(uint32(i)), pos[i]; got != want {
+			t.Fatalf("position(%d): got %d, want %d", i, got, want)
+		}
+	}
+	for _, lo := range []int{0, 1, 63, 64, 4095, 19990} {
+		got := l.parents(lo, len(parents), nil)
+		for k, v := range got {
+			if v != parents[lo+k] {
+				t.Fatalf("parents(%d, ...)[%d]: got %d, want %d", lo, k, v, parents[lo+k])
+			}
+		}
+	}
+	// Two bytes a state, a base per 64, and the exceptions (with append's slack).
+	c := linksOf(parents, pos)
+	n := int64(len(parents))
+	if want := 2*n + 4*(n/linkBlock+1) + 16*int64(len(c.wide)+len(c.widePos)); c.bytes() > want {
+		t.Errorf("links of %d states: got %d bytes, want at most %d", n, c.bytes(), want)
+	}
+}

@@ -84,7 +84,11 @@ func (f *frontier) state(k int) []byte {
 // add appends a state.
 func (f *frontier) add(enc []byte) {
 	if len(f.blocks) == 0 || f.blocks[len(f.blocks)-1].n == f.per {
-		f.blocks = append(f.blocks, f.newBlock())
+		hint := int64(0)
+		if len(f.blocks) > 0 {
+			hint = f.blocks[len(f.blocks)-1].raw
+		}
+		f.blocks = append(f.blocks, f.newBlock(hint))
 	}
 	b := &f.blocks[len(f.blocks)-1]
 	if uint64(len(b.arena))+uint64(len(enc)) >= 1<<32 {
@@ -99,15 +103,17 @@ func (f *frontier) add(enc []byte) {
 	f.mem += int64(cap(b.arena)-c0) + 4*int64(cap(b.ends)-e0)
 }
 
-// newBlock returns an empty block, with the buffers of one let go if there is one.
-func (f *frontier) newBlock() fblock {
+// newBlock returns an empty block, with the buffers of one let go if there is one, else
+// with room for about hint bytes of encodings (the previous block's).
+func (f *frontier) newBlock(hint int64) fblock {
 	if k := len(f.pool); k > 0 {
 		b := f.pool[k-1]
 		f.pool = f.pool[:k-1]
 		return fblock{arena: b.arena[:0], ends: b.ends[:0]}
 	}
-	f.mem += 4 * int64(f.per)
-	return fblock{ends: make([]uint32, 0, f.per)}
+	hint += hint / 16
+	f.mem += 4*int64(f.per) + hint
+	return fblock{arena: make([]byte, 0, hint), ends: make([]uint32, 0, f.per)}
 }
 
 // letGo drops b's buffers, into the pool if it has room.
@@ -152,7 +158,7 @@ func (f *frontier) load(lo, hi int) error {
 		if b.done || !b.spilled {
 			panic("checker: frontier: block " + itoa(i) + " is gone")
 		}
-		nb := f.newBlock()
+		nb := f.newBlock(b.raw)
 		c0 := nb.memBytes()
 		arena, ends, err := f.sp.read(b, nb.arena, nb.ends)
 		if err != nil {

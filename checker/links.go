@@ -76,6 +76,27 @@ func (l *parentLinks) parent(i uint32) uint32 {
 	return p
 }
 
+// parents appends the parents of states [lo, hi) to dst, decoding them in one pass.
+func (l *parentLinks) parents(lo, hi int, dst []uint32) []uint32 {
+	if lo >= hi {
+		return dst
+	}
+	p := l.parent(uint32(lo))
+	dst = append(dst, p)
+	for i := lo + 1; i < hi; i++ {
+		switch d := l.delta[i]; {
+		case i%linkBlock == 0:
+			p = l.base[i/linkBlock]
+		case d == linkWide:
+			p = findRec(l.wide, uint32(i))
+		default:
+			p += uint32(d)
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
 // position returns the successor position that reached state i.
 func (l *parentLinks) position(i uint32) uint16 {
 	if p := l.pos[i]; p != linkWide {

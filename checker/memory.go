@@ -8,10 +8,11 @@ import "runtime/metrics"
 // liveness check will allocate once the search ends, the Go runtime's own overhead as
 // runtime/metrics measures it, and an upper bound on what the segment allocates, counting
 // the old copy of every array that grows as live while it is copied: the fingerprint
-// shards that grow (all of them do within a few segments, each to twice its size), the
-// parent links, the next frontier, the property flags and the liveness graph. The arrays
-// grow only through reserve, by the rule growCap states, so that the bound is the
-// allocation. The budget is then a bound on the live heap; the CLI sets the Go runtime's
+// shards that grow (all of them do within a few segments, each by a quarter), the
+// insertion workers' segment tables, the parent links, the next frontier's blocks, the
+// property flags and the liveness graph. The arrays grow only through reserve, by the rule
+// growCap states, so that the bound is the allocation. The frontiers count only the blocks
+// in memory: past their share of the budget they spill to disk (frontier.go). The budget is then a bound on the live heap; the CLI sets the Go runtime's
 // memory limit to it, so that the garbage (old copies) is collected before the process's
 // resident memory goes much beyond it.
 

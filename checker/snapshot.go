@@ -315,10 +315,7 @@ func (s *Snapshot) writeParents(o *snapOut) {
 	var ps []uint32
 	var pos []uint16
 	for lo := 0; lo < n; lo += 4096 {
-		ps = ps[:0]
-		for i := lo; i < min(lo+4096, n); i++ {
-			ps = append(ps, l.parent(uint32(i)))
-		}
+		ps = l.parents(lo, min(lo+4096, n), ps[:0])
 		o.u32s(ps)
 	}
 	for lo := 0; lo < n; lo += 4096 {
