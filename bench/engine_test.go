@@ -11,6 +11,14 @@ import (
 	"kmc/specs"
 )
 
+// peakRSS is the process's peak resident set size in bytes (Linux reports kilobytes).
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Maxrss * 1024
+}
+
+// cpuTime is the process's user plus system CPU time.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

@@ -231,7 +231,7 @@ type Options struct {
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
-	SpillBytes  int64         // liveness graph spills to disk beyond this; 0: MemoryBytes/4 (***)
+	SpillBytes  int64         // frontier and liveness graph spill to disk beyond this (***)
 	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
 	// action properties, deadlock), but new successors are not added: the states that had
 	// some are truncated, and the search is incomplete only if some state lay beyond it.
@@ -242,11 +242,16 @@ type Options struct {
 	// would take them beyond the budget. Garbage is the runtime's: set its memory limit
 	// (debug.SetMemoryLimit) to the budget to bound the process's resident memory too.
 	//
-	// (***) The liveness graph's compressed successor lists are written to a temporary file
-	// (checksummed, deleted when the search ends) when they would grow beyond SpillBytes in
-	// memory, and read back, sequentially, for the liveness check after the search. With
-	// SpillBytes 0 and no MemoryBytes, or SpillBytes negative, or a Checkpoint set, they stay
-	// in memory.
+	// (***) Spilling, when SpillBytes > 0, or when it is 0 and MemoryBytes is set (then a
+	// quarter of MemoryBytes); SpillBytes < 0 turns it off. The frontier (the states of the
+	// level being expanded and of the next one) spills when it holds more than SpillBytes in
+	// memory, in blocks, each compressed and checksummed; the liveness graph's compressed
+	// successor lists spill when they would grow beyond SpillBytes (not in a search that takes
+	// checkpoints: a checkpoint holds the whole graph), and are read back, sequentially and
+	// checksummed, for the liveness check after the search. Both go to temporary files in
+	// SpillDir ("": os.TempDir()), written sequentially and removed when the search ends. The
+	// seen set and the parent links stay in memory.
+	SpillDir string
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness
 	// properties (fairness and properties invariant under the permutations). Without it,
@@ -306,17 +311,18 @@ const (
 
 // Stats are the search statistics, in TLC's terms.
 type Stats struct {
-	Generated   int64         // states generated (every successor computed)
-	Distinct    int64         // distinct states found
-	Queue       int64         // states left on queue
-	Depth       int           // depth of the (complete or partial) state graph search
-	Collision   float64       // optimistic fingerprint-collision probability
-	Elapsed     time.Duration // wall-clock time of the search
-	MemoryBytes int64         // engine tables and queues at the end (estimate)
-	Workers     int
-	GraphBytes  int64 // liveness graph: compressed successor lists, their index, state flags
-	GraphEdges  int64 // liveness graph: edges recorded (self-loops left out)
-	Spilled     int64 // liveness graph: bytes of successor lists written to disk
+	Generated    int64         // states generated (every successor computed)
+	Distinct     int64         // distinct states found
+	Queue        int64         // states left on queue
+	Depth        int           // depth of the (complete or partial) state graph search
+	Collision    float64       // optimistic fingerprint-collision probability
+	Elapsed      time.Duration // wall-clock time of the search
+	MemoryBytes  int64         // engine tables and queues at the end (estimate)
+	Spilled      int64         // bytes of frontier blocks written to disk (compressed)
+	Workers      int
+	GraphBytes   int64 // liveness graph: compressed successor lists, their index, state flags
+	GraphEdges   int64 // liveness graph: edges recorded (self-loops left out)
+	GraphSpilled int64 // liveness graph: bytes of successor lists written to disk
 }
 
 // KindCoverage is how often one kind of action was enabled and taken in a search.

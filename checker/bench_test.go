@@ -59,3 +59,22 @@ func BenchmarkCheckLiveLight1(b *testing.B) { benchCheck(b, 1, lightBench(), OK)
 func BenchmarkCheckLiveLight2(b *testing.B) { benchCheck(b, 2, lightBench(), OK) }
 func BenchmarkCheckLiveHeavy1(b *testing.B) { benchCheck(b, 1, heavyBench(), Violated) }
 func BenchmarkCheckLiveHeavy2(b *testing.B) { benchCheck(b, 2, heavyBench(), Violated) }
+
+// BenchmarkSeenBytes reports the bytes per distinct state of the seen set and the parent
+// links (without the frontiers) after a safety search of counters N=40 (2.8 million states),
+// and peak-free bytes of the whole engine. Reference: issue 14 (at most 16 bytes a state).
+func BenchmarkSeenBytes(b *testing.B) {
+	m := counters{N: 40}
+	var seen, all float64
+	for b.Loop() {
+		e, _, _ := newEngine[cstate](m, safetyBench(), Options{Workers: 2})
+		res := e.run()
+		if res.Verdict != OK {
+			b.Fatalf("got %s %s, want ok", res.Verdict, res.Reason)
+		}
+		seen = float64(e.set.bytes()+e.links.bytes()) / float64(e.distinct)
+		all = float64(res.Stats.MemoryBytes) / float64(e.distinct)
+	}
+	b.ReportMetric(seen, "seen+links-B/state")
+	b.ReportMetric(all, "B/state")
+}

@@ -38,6 +38,16 @@ func (e *engine[S]) run() Result {
 	// successors are dropped: the states that had some are truncated, and the search is
 	// incomplete only if there were any. A resumed search goes on with the level it stopped
 	// in: cur holds the level's states not yet expanded, next the next level so far.
+	spillAt := e.opts.SpillBytes
+	if spillAt == 0 {
+		spillAt = e.opts.MemoryBytes / 4
+	}
+	if spillAt <= 0 {
+		spillAt = -1
+	} else {
+		cur.sp, next.sp = &spillFile{dir: e.opts.SpillDir, total: &e.spilled}, &spillFile{dir: e.opts.SpillDir, total: &e.spilled}
+		defer func() { cur.close(); next.close() }()
+	}
 	for reason == "" && (resumed || cur.n() > 0) {
 		if !resumed {
 			p.depth++
@@ -47,6 +57,10 @@ func (e *engine[S]) run() Result {
 		atBound := e.opts.MaxDepth > 0 && p.depth >= e.opts.MaxDepth
 		for lo := 0; lo < cur.n(); lo += segmentStates {
 			hi := min(lo+segmentStates, cur.n())
+			if err := cur.load(lo, hi); err != nil {
+				reason = "frontier spill: " + err.Error()
+				break
+			}
 			e.frontBytes = cur.bytes() + next.bytes()
 			if e.opts.MemoryBytes > 0 {
 				e.ownBytes.Store(e.usedBytes())
@@ -85,6 +99,13 @@ func (e *engine[S]) run() Result {
 				e.candBases = append(e.candBases[:0], e.bases...)
 				if err := e.recordEdges(outs); err != nil {
 					reason = err.Error()
+					break
+				}
+			}
+			cur.done(hi)
+			if spillAt >= 0 {
+				if err := next.spill(max(spillAt-cur.bytes(), 0)); err != nil {
+					reason = "frontier spill: " + err.Error()
 					break
 				}
 			}
@@ -128,7 +149,9 @@ func (e *engine[S]) run() Result {
 		return Result{Verdict: Violated, Property: e.violName(p.best), Stats: st, Trace: e.safetyTrace(p.best)}
 	}
 	if e.rec {
-		e.flagUnexpanded(&cur, &next, p.expandedTo)
+		if err := e.flagUnexpanded(&cur, &next, p.expandedTo); err != nil {
+			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Stats: st}
+		}
 	}
 	if reason == "" {
 		for j, pi := range e.some {
@@ -213,11 +236,14 @@ func (e *engine[S]) lastCheckpoint(cur *frontier, lo int, next *frontier, p *sea
 }
 
 func (e *engine[S]) memBytes() int64 {
-	b := e.set.bytes() + 6*int64(cap(e.parent)) + e.frontBytes
+	b := e.set.bytes() + e.links.bytes() + e.frontBytes
 	b += e.es.bytes() + 4*int64(cap(e.candIdx))
 	b += 4*int64(cap(e.cutState)+cap(e.cutCode)) + 2*int64(cap(e.cutBy))
 	for _, f := range e.flags {
 		b += int64(cap(f))
+	}
+	for _, d := range e.dedup {
+		b += 12 * int64(len(d.fps))
 	}
 	for _, o := range e.outs {
 		b += int64(cap(o.arena)) + 32*int64(cap(o.cands)) + 4*int64(cap(o.edges)+cap(o.ecodes)+cap(o.ecnt))
@@ -229,17 +255,18 @@ func (e *engine[S]) memBytes() int64 {
 
 func (e *engine[S]) stats(queue int64, depth int) Stats {
 	return Stats{
-		Generated:   e.generated,
-		Distinct:    e.distinct,
-		Queue:       queue,
-		Depth:       depth,
-		Collision:   collisionProbability(e.generated, e.distinct),
-		Elapsed:     time.Since(e.start),
-		MemoryBytes: e.memBytes(),
-		Workers:     e.workers,
-		GraphBytes:  e.graphBytes(),
-		GraphEdges:  e.es.nedges,
-		Spilled:     e.es.spilledBytes(),
+		Generated:    e.generated,
+		Distinct:     e.distinct,
+		Queue:        queue,
+		Depth:        depth,
+		Collision:    collisionProbability(e.generated, e.distinct),
+		Elapsed:      time.Since(e.start),
+		MemoryBytes:  e.memBytes(),
+		Spilled:      e.spilled,
+		Workers:      e.workers,
+		GraphBytes:   e.graphBytes(),
+		GraphEdges:   e.es.nedges,
+		GraphSpilled: e.es.spilledBytes(),
 	}
 }
 
@@ -278,15 +305,16 @@ func (e *engine[S]) progress(queue int64, depth int) {
 // flagUnexpanded evaluates the liveness predicates on the states never expanded (those left
 // on the queue when a limit stopped the search): cur from position expandedTo-cur.base on,
 // and next.
-func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) {
+func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) error {
 	var s S
-	eval := func(fr *frontier) {
-		for k := 0; k < fr.n(); k++ {
+	eval := func(fr *frontier) error {
+		lo := max(expandedTo-int(fr.base), 0)
+		return fr.each(lo, func(k int, enc []byte) {
 			idx := int(fr.base) + k
-			if idx < expandedTo || idx >= int(e.distinct) {
-				continue
+			if idx >= int(e.distinct) {
+				return
 			}
-			e.m.Decode(fr.state(k), &s)
+			e.m.Decode(enc, &s)
 			for j, pi := range e.live {
 				p := &e.props[pi]
 				var f byte
@@ -302,8 +330,10 @@ func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) {
 				}
 				e.flags[j][idx] = f
 			}
-		}
+		})
 	}
-	eval(cur)
-	eval(next)
+	if err := eval(cur); err != nil {
+		return err
+	}
+	return eval(next)
 }

@@ -4,7 +4,10 @@ import "sync"
 
 // insert runs the insertion phase: each worker owns the shards congruent to its number and
 // inserts, in candidate order, the candidates of its shards, so the first occurrence of each
-// new fingerprint is marked the same way for any worker count.
+// new fingerprint is marked the same way for any worker count. A candidate generated before
+// in the same segment (most are: a new state is reached from several states of its level)
+// is found in the worker's small table of the segment's fingerprints, which stays in cache,
+// and gets its first occurrence's answer without a lookup in the large set.
 func (e *engine[S]) insert(outs []*chunkOut) int {
 	e.bases = e.bases[:0]
 	total := 0
@@ -15,7 +18,17 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 	if total >= int(pendBit) {
 		panic("checker: too many successors in one segment")
 	}
+	vals := e.set.vals
+	nw := e.workers
+	if nw <= 1 || total < 4096 {
+		nw = 1
+	}
+	for len(e.dedup) < nw {
+		e.dedup = append(e.dedup, &segSet{})
+	}
 	run := func(w, nw int) {
+		d := e.dedup[w]
+		d.reset(total/nw + total/(4*nw))
 		for c, o := range outs {
 			base := e.bases[c]
 			for i := range o.cands {
@@ -24,13 +37,28 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 				if s%nw != w {
 					continue
 				}
-				v, _ := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)))
-				cd.ref = v
+				slot, seen := d.find(cd.fp)
+				if seen {
+					cd.ref = d.refs[slot]
+					if !vals {
+						cd.ref = noIndex // a later occurrence
+					}
+					continue
+				}
+				v, ins := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)), vals)
+				switch {
+				case vals:
+					cd.ref = v
+				case ins:
+					cd.ref = pendBit | (base + uint32(i))
+				default:
+					cd.ref = noIndex // known; its index is not needed without the graph
+				}
+				d.add(slot, cd.fp, cd.ref)
 			}
 		}
 	}
-	nw := e.workers
-	if nw <= 1 || total < 4096 {
+	if nw == 1 {
 		run(0, 1)
 		return total
 	}
@@ -48,18 +76,21 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 // become truncated) when drop is set or the state limit is reached. It returns the number
 // of states dropped. The initial states are committed the same way, with parent noIndex.
 func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop bool) int {
-	if cap(e.candIdx) < total {
-		e.candIdx = make([]uint32, total)
+	vals := e.set.vals
+	var candIdx []uint32
+	if vals {
+		if cap(e.candIdx) < total {
+			e.candIdx = make([]uint32, total)
+		}
+		candIdx = e.candIdx[:total]
 	}
-	candIdx := e.candIdx[:total]
 	// Room for every candidate to be a new state, grown as segmentNeed counts it.
 	arena, cuts := 0, 0
 	for _, o := range outs {
 		arena += len(o.arena)
 		cuts += len(o.cuts)
 	}
-	e.parent, e.ppos = reserve(e.parent, total, false), reserve(e.ppos, total, false)
-	next.arena, next.offs = reserve(next.arena, arena, false), reserve(next.offs, total, false)
+	e.links.reserve(total)
 	for j := range e.flags {
 		e.flags[j] = reserve(e.flags[j], total, false)
 	}
@@ -74,6 +105,8 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			r := cd.ref
 			t := noIndex
 			switch {
+			case r == noIndex:
+				continue // known, in a set without values
 			case r&pendBit == 0:
 				t = r
 			case r&^pendBit == seq:
@@ -83,8 +116,7 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 				}
 				t = uint32(e.distinct)
 				e.distinct++
-				e.parent = append(e.parent, cd.parent)
-				e.ppos = append(e.ppos, cd.pos)
+				e.links.add(cd.parent, cd.pos)
 				next.add(o.arena[cd.off : cd.off+cd.n])
 				for j := range e.flags {
 					e.flags[j] = append(e.flags[j], 0)
@@ -92,7 +124,9 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			default:
 				t = candIdx[r&^pendBit]
 			}
-			candIdx[seq] = t
+			if vals {
+				candIdx[seq] = t
+			}
 		}
 		for _, mc := range o.missing {
 			o.ecodes[mc.pos] = e.codes.id(mc.code)
@@ -106,7 +140,9 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 			e.cutBy = append(e.cutBy, c.by)
 		}
 	}
-	e.setIndices(outs, total)
+	if vals {
+		e.setIndices(outs, total)
+	}
 	return dropped
 }
 
@@ -150,4 +186,51 @@ func (e *engine[S]) stateLimit() int64 {
 		return e.opts.MaxStates
 	}
 	return maxState
+}
+
+// segSet is a worker's table of the fingerprints of a segment's candidates that it has
+// inserted, with the answer each got: open addressing with linear probing, sized for the
+// segment and cleared for the next. When full it stops taking fingerprints (their later
+// occurrences then go to the large set, which answers the same).
+type segSet struct {
+	fps  []uint64
+	refs []uint32
+	mask uint64
+	n    int
+}
+
+// reset empties the table and sizes it for about n fingerprints.
+func (d *segSet) reset(n int) {
+	size := 1024
+	for size < 2*n {
+		size *= 2
+	}
+	if len(d.fps) < size {
+		d.fps, d.refs = make([]uint64, size), make([]uint32, size)
+	}
+	clear(d.fps[:size])
+	d.mask, d.n = uint64(size-1), 0
+}
+
+// find returns fp's slot and whether it is there, or the empty slot where it would go.
+func (d *segSet) find(fp uint64) (uint64, bool) {
+	i := fp & d.mask
+	for {
+		switch d.fps[i] {
+		case fp:
+			return i, true
+		case 0:
+			return i, false
+		}
+		i = (i + 1) & d.mask
+	}
+}
+
+// add stores fp and its answer at slot, found empty by find, while the table has room.
+func (d *segSet) add(slot, fp uint64, ref uint32) {
+	if uint64(d.n+1)*4 > (d.mask+1)*3 {
+		return
+	}
+	d.fps[slot], d.refs[slot] = fp, ref
+	d.n++
 }

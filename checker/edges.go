@@ -34,7 +34,7 @@ type edgeStore struct {
 	blk     []uint64 // blk[k] is the stream offset of the record of state k*edgeBlock
 	n       int      // states recorded
 	nedges  int64    // edges recorded
-	spill   *spillFile
+	spill   *graphSpill
 	spilled int64 // bytes written to the spill file
 }
 
@@ -218,7 +218,7 @@ func (e *engine[S]) recordEdges(outs []*chunkOut) error {
 		parts += len(o.recPart)
 	}
 	if share := e.spillShare(); share > 0 && int64(len(es.data)+bytes) > share {
-		if err := es.spillOut(); err != nil {
+		if err := es.spillOut(e.opts.SpillDir); err != nil {
 			return err
 		}
 	}

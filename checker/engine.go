@@ -63,10 +63,9 @@ type engine[S any] struct {
 
 	inv, act, some, live []int // indices into props by kind
 
-	inits  []S
-	set    fpSet
-	parent []uint32 // parent[i] is the BFS parent of state i, noIndex for an initial state
-	ppos   []uint16 // the successor position (or initial-state position) that reached i
+	inits []S
+	set   fpSet
+	links parentLinks // per state: its BFS parent (noIndex for an initial state) and position
 
 	// Liveness recording (rec): the successor lists of the states expanded so far,
 	// compressed (edges.go); self-loops are left out (a step to the same state is a
@@ -91,6 +90,7 @@ type engine[S any] struct {
 	memSamples []metrics.Sample
 
 	outs      []*chunkOut
+	dedup     []*segSet // per insertion worker
 	bases     []uint32
 	candIdx   []uint32
 	candBases []uint32
@@ -98,6 +98,7 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
+	spilled   int64 // bytes written by the frontiers' spill files
 	start     time.Time
 	lastProg  time.Time
 	lastCkpt  time.Time
@@ -157,6 +158,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 		e.ev = ev
 	}
 	e.rec = len(e.live) > 0
+	e.set.vals = e.rec
 	e.kfair = make([]Fairness, len(m.ActionKinds()))
 	for k := range e.kfair {
 		e.kfair[k] = e.fairness(k)
@@ -171,30 +173,6 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	e.someHit = make([]atomic.Bool, len(e.some))
 	return e, Result{}, true
 }
-
-// frontier is one BFS level: the encodings of its states, back to back, in index order.
-type frontier struct {
-	arena []byte
-	offs  []uint64 // state k is arena[offs[k]:offs[k+1]]
-	base  uint32   // index of state 0
-}
-
-func (f *frontier) reset(base uint32) {
-	f.arena = f.arena[:0]
-	f.offs = append(f.offs[:0], 0)
-	f.base = base
-}
-
-func (f *frontier) n() int { return len(f.offs) - 1 }
-
-func (f *frontier) state(k int) []byte { return f.arena[f.offs[k]:f.offs[k+1]] }
-
-func (f *frontier) add(b []byte) {
-	f.arena = append(f.arena, b...)
-	f.offs = append(f.offs, uint64(len(f.arena)))
-}
-
-func (f *frontier) bytes() int64 { return int64(cap(f.arena)) + 8*int64(cap(f.offs)) }
 
 // cand is one generated successor waiting to be inserted and committed.
 type cand struct {
@@ -252,7 +230,8 @@ type violation struct {
 	step  bool
 	idx   uint32 // the violating state, or the source of the violating step
 	pos   uint16
-	prop  int // index in props, -1 for deadlock
+	prop  int    // index in props, -1 for deadlock
+	fp    uint64 // fingerprint of state idx, for the trace replay to check (0: unknown)
 }
 
 func (v violation) less(o violation) bool {

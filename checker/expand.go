@@ -94,7 +94,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	}
 	for _, pi := range e.inv {
 		if !e.props[pi].State(s) {
-			out.viol.offer(violation{found: true, idx: idx, prop: pi})
+			out.viol.offer(violation{found: true, idx: idx, prop: pi, fp: fingerprint(fr.state(k))})
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		w.cover()
 	}
 	if len(w.succ) == 0 && len(w.cut) == 0 && e.opts.Deadlock {
-		out.viol.offer(violation{found: true, idx: idx, prop: -1})
+		out.viol.offer(violation{found: true, idx: idx, prop: -1, fp: fingerprint(fr.state(k))})
 		return
 	}
 	if e.rec {
@@ -137,7 +137,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		t := &w.succ[i]
 		for _, pi := range e.act {
 			if !e.props[pi].Step(s, w.acts[i], t) {
-				out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi})
+				out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi, fp: fingerprint(fr.state(k))})
 				break
 			}
 		}

@@ -23,7 +23,7 @@ func graph[S any](m Model[S], max int, opts Options) (*Graph, error) {
 		enc = m.Encode(&s, enc[:0])
 		fp := fingerprint(enc)
 		sh := &set.shards[shardOf(fp)]
-		v, inserted := sh.insert(fp, uint32(len(states)))
+		v, inserted := sh.insert(fp, uint32(len(states)), true)
 		if !inserted {
 			return int(v), nil
 		}

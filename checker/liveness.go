@@ -46,7 +46,7 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 	for _, v := range e.partial {
 		g.trunc.set(v)
 	}
-	for g.ninit < g.n && e.parent[g.ninit] == noIndex {
+	for g.ninit < g.n && e.links.parent(uint32(g.ninit)) == noIndex {
 		g.ninit++
 	}
 	g.fair = make([]Fairness, len(e.codes.codes))

@@ -11,10 +11,11 @@ import (
 // liveness check will allocate once the search ends, the Go runtime's own overhead as
 // runtime/metrics measures it, and an upper bound on what the segment allocates, counting
 // the old copy of every array that grows as live while it is copied: the fingerprint
-// shards that grow (all of them do within a few segments, each to twice its size), the
-// parent links, the next frontier, the property flags and the liveness graph. The arrays
-// grow only through reserve, by the rule growCap states, so that the bound is the
-// allocation. The budget is then a bound on the live heap; the CLI sets the Go runtime's
+// shards that grow (all of them do within a few segments, each by a quarter), the
+// insertion workers' segment tables, the parent links, the next frontier's blocks, the
+// property flags and the liveness graph. The arrays grow only through reserve, by the rule
+// growCap states, so that the bound is the allocation. The frontiers count only the blocks
+// in memory: past their share of the budget they spill to disk (frontier.go). The budget is then a bound on the live heap; the CLI sets the Go runtime's
 // memory limit to it, so that the garbage (old copies) is collected before the process's
 // resident memory goes much beyond it.
 
@@ -62,22 +63,20 @@ func growBytes(l, c, n int, width int64, double bool) int64 {
 func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
 	var net, copyMax int64
 	growing := 0
+	w := s.slotBytes()
 	for i := range s.shards {
 		sh := &s.shards[i]
 		n := sh.n + all
 		if adds != nil {
 			n = sh.n + int(adds[i])
 		}
-		size := len(sh.fps)
-		for n*4 > size*3 {
-			size = max(2*size, fpInitSlots)
-		}
-		if size == len(sh.fps) {
+		slots := tableSlots(sh.size, n)
+		if slots <= uint64(len(sh.fps)) {
 			continue
 		}
 		growing++
-		net += 12 * int64(size-len(sh.fps))
-		copyMax = max(copyMax, 12*int64(size/2))
+		net += w * int64(slots-uint64(len(sh.fps)))
+		copyMax = max(copyMax, w*int64(len(sh.fps)))
 	}
 	return net + int64(min(workers, growing))*copyMax
 }
@@ -105,10 +104,23 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 	} else {
 		need = e.set.growthBytes(nil, total, e.workers)
 	}
-	need += growBytes(len(e.parent), cap(e.parent), total, 4, false) + growBytes(len(e.ppos), cap(e.ppos), total, 2, false)
-	need += growBytes(len(next.arena), cap(next.arena), arena, 1, false) + growBytes(len(next.offs), cap(next.offs), total, 8, false)
+	need += e.links.growBytes(total)
+	need += next.growBytes(arena, total)
 	for _, f := range e.flags {
 		need += growBytes(len(f), cap(f), total, 1, false)
+	}
+	if nw := max(e.workers, 1); total > 0 {
+		// The insertion workers' segment tables (segSet.reset).
+		per := total/nw + total/(4*nw)
+		size := 1024
+		for size < 2*per {
+			size *= 2
+		}
+		for w := range nw {
+			if w >= len(e.dedup) || len(e.dedup[w].fps) < size {
+				need += 12 * int64(size)
+			}
+		}
 	}
 	if cap(e.candIdx) < total {
 		need += 4 * int64(total)
@@ -198,7 +210,7 @@ func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
 	if e.rec && len(e.es.data) > 0 && e.spillShare() > 0 {
 		// Spill the liveness graph's stream, and try again without it. A failure to spill
 		// leaves the stream in memory, and the budget stops the search.
-		if e.es.spillOut() == nil {
+		if e.es.spillOut(e.opts.SpillDir) == nil {
 			runtime.GC() // the stream's memory is garbage now: let the overhead show it
 			return e.fits(outs, next)
 		}

@@ -55,8 +55,7 @@ type Snapshot struct {
 	someHit    []bool
 
 	set         *fpSet
-	parent      []uint32
-	ppos        []uint16
+	links       *parentLinks
 	cur         *frontier // its states from curLo on are the rest of the level
 	curLo       int
 	next        *frontier
@@ -87,7 +86,7 @@ type snapShape struct {
 
 const (
 	snapMagic   = "KMCSNAP\x00"
-	snapVersion = 1
+	snapVersion = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -168,7 +167,7 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
 		shape: e.shape(), queueExtra: p.queueExtra, best: p.best,
-		set: &e.set, parent: e.parent, ppos: e.ppos, cur: cur, curLo: lo, next: next,
+		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		rec: e.rec, view: true,
 	}
 	for i := range e.someHit {
@@ -203,11 +202,7 @@ func (s *Snapshot) sections() []snapSection {
 	secs := []snapSection{
 		{"HEAD", int64(len(head)), func(o *snapOut) { o.bytes(head) }},
 		{"SEEN", s.seenSize(), s.writeSeen},
-		{"PRNT", 8 + 6*int64(len(s.parent)), func(o *snapOut) {
-			o.u64(uint64(len(s.parent)))
-			o.u32s(s.parent)
-			o.u16s(s.ppos)
-		}},
+		{"PRNT", 8 + 6*int64(s.links.len()), s.writeParents},
 		{"CURR", frontierSize(s.cur, s.curLo), func(o *snapOut) { writeFrontier(o, s.cur, s.curLo) }},
 		{"NEXT", frontierSize(s.next, 0), func(o *snapOut) { writeFrontier(o, s.next, 0) }},
 	}
@@ -268,38 +263,92 @@ func (s *Snapshot) head() []byte {
 }
 
 func (s *Snapshot) seenSize() int64 {
-	n := int64(8)
+	n := int64(16)
 	for i := range s.set.shards {
-		n += 16 + 12*int64(len(s.set.shards[i].fps))
+		n += 8 + s.set.slotBytes()*int64(s.set.shards[i].n)
 	}
 	return n
 }
 
+// writeSeen writes, per shard, its fingerprints in increasing order and, in a set with
+// values, their values.
 func (s *Snapshot) writeSeen(o *snapOut) {
 	o.u64(fpShards)
+	vals := uint64(0)
+	if s.set.vals {
+		vals = 1
+	}
+	o.u64(vals)
+	var fps []uint64
+	var vs []uint32
 	for i := range s.set.shards {
 		sh := &s.set.shards[i]
 		o.u64(uint64(sh.n))
-		o.u64(uint64(len(sh.fps)))
-		o.u64s(sh.fps)
-		o.u32s(sh.vals)
+		for lo := 0; lo < len(sh.fps); lo += 4096 {
+			fps = fps[:0]
+			for _, f := range sh.fps[lo:min(lo+4096, len(sh.fps))] {
+				if f != 0 {
+					fps = append(fps, f)
+				}
+			}
+			o.u64s(fps)
+		}
+		if !s.set.vals {
+			continue
+		}
+		for lo := 0; lo < len(sh.fps); lo += 4096 {
+			vs = vs[:0]
+			for j := lo; j < min(lo+4096, len(sh.fps)); j++ {
+				if sh.fps[j] != 0 {
+					vs = append(vs, sh.vals[j])
+				}
+			}
+			o.u32s(vs)
+		}
+	}
+}
+
+// writeParents writes the parent links, parents then positions.
+func (s *Snapshot) writeParents(o *snapOut) {
+	l := s.links
+	n := l.len()
+	o.u64(uint64(n))
+	var ps []uint32
+	var pos []uint16
+	for lo := 0; lo < n; lo += 4096 {
+		ps = l.parents(lo, min(lo+4096, n), ps[:0])
+		o.u32s(ps)
+	}
+	for lo := 0; lo < n; lo += 4096 {
+		pos = pos[:0]
+		for i := lo; i < min(lo+4096, n); i++ {
+			pos = append(pos, l.position(uint32(i)))
+		}
+		o.u16s(pos)
 	}
 }
 
 func frontierSize(f *frontier, lo int) int64 {
 	n := int64(f.n() - lo)
-	return 8 + 8 + 8*(n+1) + int64(f.offs[f.n()]-f.offs[lo])
+	return 8 + 8 + 8*(n+1) + f.size(lo)
 }
 
 // writeFrontier writes f's states from lo on, as a frontier of their own.
 func writeFrontier(o *snapOut, f *frontier, lo int) {
 	o.u64(uint64(f.base) + uint64(lo))
 	o.u64(uint64(f.n() - lo))
-	start := f.offs[lo]
-	for k := lo; k <= f.n(); k++ {
-		o.u64(f.offs[k] - start)
+	off := uint64(0)
+	o.u64(0)
+	err := f.each(lo, func(_ int, enc []byte) {
+		off += uint64(len(enc))
+		o.u64(off)
+	})
+	if err == nil {
+		err = f.each(lo, func(_ int, enc []byte) { o.bytes(enc) })
 	}
-	o.bytes(f.arena[start:f.offs[f.n()]])
+	if err != nil && o.err == nil {
+		o.err = fmt.Errorf("frontier spill: %w", err)
+	}
 }
 
 func (s *Snapshot) liveSize() int64 {
@@ -807,48 +856,41 @@ func (in *snapIn) readSeen(s *Snapshot) error {
 	if n != fpShards {
 		return fmt.Errorf("section SEEN: %d shards, want %d", n, fpShards)
 	}
+	vals, err := in.u64()
+	if err != nil {
+		return err
+	}
+	if vals > 1 {
+		return fmt.Errorf("section SEEN: values flag %d", vals)
+	}
+	s.set.vals = vals == 1
 	for i := range s.set.shards {
-		sh := &s.set.shards[i]
-		stored, err := in.u64()
+		stored, err := in.count("shard "+itoa(i), s.set.slotBytes())
 		if err != nil {
 			return err
 		}
-		size, err := in.count("shard "+itoa(i), 12)
+		fps, err := in.u64s(stored)
 		if err != nil {
 			return err
 		}
-		if size != 0 && (size < fpInitSlots || size&(size-1) != 0) {
-			return fmt.Errorf("section SEEN: shard %d: size %d is not a power of two of at least %d", i, size, fpInitSlots)
-		}
-		if stored >= uint64(size)*3/4+1 && stored > 0 {
-			return fmt.Errorf("section SEEN: shard %d: %d fingerprints in %d slots", i, stored, size)
-		}
-		if sh.fps, err = in.u64s(size); err != nil {
-			return err
-		}
-		if sh.vals, err = in.u32s(size); err != nil {
-			return err
-		}
-		sh.n = int(stored)
-		if size > 0 {
-			sh.mask = uint64(size - 1)
-		}
-		used := 0
-		for j, f := range sh.fps {
-			if f == 0 {
-				continue
-			}
-			used++
-			if shardOf(f) != i {
-				return fmt.Errorf("section SEEN: shard %d: slot %d holds a fingerprint of shard %d", i, j, shardOf(f))
-			}
-			if v := sh.vals[j]; v&pendBit == 0 && int64(v) >= s.Distinct {
-				return fmt.Errorf("section SEEN: shard %d: slot %d: state %d beyond the %d distinct states", i, j, v, s.Distinct)
+		var vs []uint32
+		if s.set.vals {
+			if vs, err = in.u32s(stored); err != nil {
+				return err
 			}
 		}
-		if used != sh.n {
-			return fmt.Errorf("section SEEN: shard %d: %d fingerprints stored, %d counted", i, used, sh.n)
+		for j, f := range fps {
+			if f == 0 || shardOf(f) != i {
+				return fmt.Errorf("section SEEN: shard %d: fingerprint %d is %#x, of shard %d", i, j, f, shardOf(f))
+			}
+			if j > 0 && f <= fps[j-1] {
+				return fmt.Errorf("section SEEN: shard %d: fingerprint %d is out of order", i, j)
+			}
+			if vs != nil && vs[j]&pendBit == 0 && int64(vs[j]) >= s.Distinct {
+				return fmt.Errorf("section SEEN: shard %d: fingerprint %d: state %d beyond the %d distinct states", i, j, vs[j], s.Distinct)
+			}
 		}
+		s.set.shards[i].load(fps, vs)
 	}
 	return nil
 }
@@ -861,17 +903,21 @@ func (in *snapIn) readParents(s *Snapshot) error {
 	if int64(n) != s.Distinct {
 		return fmt.Errorf("section PRNT: %d parent links for %d distinct states", n, s.Distinct)
 	}
-	if s.parent, err = in.u32s(n); err != nil {
+	parent, err := in.u32s(n)
+	if err != nil {
 		return err
 	}
-	if s.ppos, err = in.u16s(n); err != nil {
+	ppos, err := in.u16s(n)
+	if err != nil {
 		return err
 	}
-	for i, p := range s.parent {
+	for i, p := range parent {
 		if p != noIndex && p >= uint32(i) {
 			return fmt.Errorf("section PRNT: state %d has parent %d, not an earlier state", i, p)
 		}
 	}
+	l := linksOf(parent, ppos)
+	s.links = &l
 	return nil
 }
 
@@ -887,23 +933,30 @@ func (in *snapIn) readFrontier(f *frontier) error {
 	if err != nil {
 		return err
 	}
-	if f.offs, err = in.u64s(n + 1); err != nil {
+	offs, err := in.u64s(n + 1)
+	if err != nil {
 		return err
 	}
-	if f.offs[0] != 0 {
-		return fmt.Errorf("section %s: the first state starts at %d", in.sec, f.offs[0])
+	if offs[0] != 0 {
+		return fmt.Errorf("section %s: the first state starts at %d", in.sec, offs[0])
 	}
 	for k := 1; k <= n; k++ {
-		if f.offs[k] < f.offs[k-1] {
+		if offs[k] < offs[k-1] {
 			return fmt.Errorf("section %s: state %d ends before it starts", in.sec, k-1)
 		}
 	}
-	if f.offs[n] > uint64(in.left) {
-		return fmt.Errorf("section %s: its states need %d bytes, %d are left", in.sec, f.offs[n], in.left)
+	if offs[n] > uint64(in.left) {
+		return fmt.Errorf("section %s: its states need %d bytes, %d are left", in.sec, offs[n], in.left)
 	}
-	f.base = uint32(base)
-	f.arena, err = in.bytes(int(f.offs[n]))
-	return err
+	arena, err := in.bytes(int(offs[n]))
+	if err != nil {
+		return err
+	}
+	f.reset(uint32(base))
+	for k := range n {
+		f.add(arena[offs[k]:offs[k+1]])
+	}
+	return nil
 }
 
 func (in *snapIn) readLive(s *Snapshot) error {
@@ -1026,7 +1079,7 @@ func (s *Snapshot) valid() error {
 // release drops the snapshot's tables, which an engine has taken over: the snapshot must
 // not keep their first copies alive once the engine grows them.
 func (s *Snapshot) release() {
-	s.set, s.parent, s.ppos, s.cur, s.next = nil, nil, nil, nil, nil
+	s.set, s.links, s.cur, s.next = nil, nil, nil, nil
 	s.eoff, s.etgt, s.ecode, s.codes, s.flags = nil, nil, nil, nil, nil
 	s.partial, s.cutState, s.cutCode, s.cutBy = nil, nil, nil, nil
 }
@@ -1048,7 +1101,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	}
 	s.used = true
 	e.set = *s.set
-	e.parent, e.ppos = s.parent, s.ppos
+	e.links = *s.links
 	*cur, *next = *s.cur, *s.next
 	e.generated, e.distinct = s.Generated, s.Distinct
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
@@ -1073,7 +1126,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	for i := range e.inits {
 		v, _, b := e.lookupState(e.inits[i], enc)
 		enc = b
-		if v == noIndex || e.parent[v] != noIndex {
+		if v == noIndex || (e.set.vals && e.links.parent(v) != noIndex) {
 			return "initial state " + itoa(i+1) + " of the model is not an initial state of the snapshot: it is of another model or configuration"
 		}
 	}

@@ -216,7 +216,7 @@ func TestResumeRefused(t *testing.T) {
 	}
 	s := readSnap(t, snap)
 	Check(m, props, Options{Resume: s})
-	if s.set != nil || s.parent != nil || s.cur != nil || s.etgt != nil || s.flags != nil {
+	if s.set != nil || s.links != nil || s.cur != nil || s.etgt != nil || s.flags != nil {
 		t.Error("a snapshot taken over still holds its tables (it would keep their first copies alive)")
 	}
 	if got := Check(m, props, Options{Resume: s}); got.Verdict != Incomplete || !strings.Contains(got.Reason, "resumed already") {

@@ -12,7 +12,7 @@ import (
 
 // Spilling. When the liveness graph's stream outgrows its share of the memory budget
 // (Options.SpillBytes, by default a quarter of Options.MemoryBytes), the part in memory is
-// appended to a temporary file in the OS temp dir as one frame:
+// appended to a temporary file in Options.SpillDir ("": the OS temp dir) as one frame:
 //
 //  1. 4 bytes, little endian: the payload's length n;
 //  2. 4 bytes, little endian: the CRC-32 (Castagnoli) of the payload;
@@ -26,8 +26,8 @@ import (
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// spillFile is the file the stream spills to.
-type spillFile struct {
+// graphSpill is the file the stream spills to.
+type graphSpill struct {
 	f       *os.File
 	name    string // removed by close unless unlinked already
 	w       *bufio.Writer
@@ -47,16 +47,16 @@ func (e *engine[S]) spillShare() int64 {
 }
 
 // spillOut writes the stream's part in memory to the spill file and drops it from memory.
-func (s *edgeStore) spillOut() error {
+func (s *edgeStore) spillOut(dir string) error {
 	if len(s.data) == 0 {
 		return nil
 	}
 	if s.spill == nil {
-		f, err := os.CreateTemp("", "kmc-graph-*.bin")
+		f, err := os.CreateTemp(dir, "kmc-graph-*.bin")
 		if err != nil {
 			return errors.New("liveness graph: spill: " + err.Error())
 		}
-		sf := &spillFile{f: f, name: f.Name(), w: bufio.NewWriterSize(f, 1<<20)}
+		sf := &graphSpill{f: f, name: f.Name(), w: bufio.NewWriterSize(f, 1<<20)}
 		if os.Remove(sf.name) == nil {
 			sf.name = ""
 		}

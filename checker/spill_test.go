@@ -19,10 +19,10 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 		plain := Check(m, props, opts)
 		opts.SpillBytes = 1
 		spilled := Check(m, props, opts)
-		if plain.Stats.Spilled != 0 {
-			t.Errorf("%s w=%d: got %d bytes spilled without spilling, want 0", name, w, plain.Stats.Spilled)
+		if plain.Stats.GraphSpilled != 0 {
+			t.Errorf("%s w=%d: got %d bytes spilled without spilling, want 0", name, w, plain.Stats.GraphSpilled)
 		}
-		if spilled.Stats.GraphEdges > 0 && spilled.Stats.Spilled == 0 {
+		if spilled.Stats.GraphEdges > 0 && spilled.Stats.GraphSpilled == 0 {
 			t.Errorf("%s w=%d: got nothing spilled with SpillBytes 1, want the graph on disk", name, w)
 		}
 		same := func(a, b Result) bool {
@@ -48,7 +48,7 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 // gives exactly the result of the search that keeps it in memory, on every liveness test
 // model (fair cycles, stuttering, cut steps and their strict and lax passes, truncation by
 // depth), for 1 and 2 workers; and the spill file is gone afterwards. Reference: issue 14.
-func TestSpillSameResult(t *testing.T) {
+func TestGraphSpillSameResult(t *testing.T) {
 	defer small()()
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -103,7 +103,7 @@ func TestSpillSameResult(t *testing.T) {
 
 // TestSpillRoundTrip: a stream spilled in frames and read back decodes to the edges
 // written; a frame that changed on disk is an error, not a wrong graph.
-func TestSpillRoundTrip(t *testing.T) {
+func TestGraphSpillRoundTrip(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	build := func() *edgeStore {
 		s := &edgeStore{}
@@ -114,7 +114,7 @@ func TestSpillRoundTrip(t *testing.T) {
 			s.data, _ = appendRecord(s.data, v, []uint32{v + 1, noIndex, v / 2, 1 << 30}, []uint32{v % 3, 0, 2, 900})
 			s.n++
 			if v%10 == 9 {
-				if err := s.spillOut(); err != nil {
+				if err := s.spillOut(""); err != nil {
 					t.Fatal(err)
 				}
 			}

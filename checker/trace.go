@@ -12,7 +12,7 @@ type hop struct {
 // pathTo returns the BFS path of state indices from an initial state to idx.
 func (e *engine[S]) pathTo(idx uint32) []uint32 {
 	var rev []uint32
-	for i := idx; i != noIndex; i = e.parent[i] {
+	for i := idx; i != noIndex; i = e.links.parent(i) {
 		rev = append(rev, i)
 	}
 	path := make([]uint32, len(rev))
@@ -26,14 +26,15 @@ func (e *engine[S]) pathTo(idx uint32) []uint32 {
 func (e *engine[S]) parentHops(path []uint32) []hop {
 	hops := make([]hop, 0, len(path))
 	for _, i := range path[1:] {
-		hops = append(hops, hop{target: i, pos: int(e.ppos[i])})
+		hops = append(hops, hop{target: i, pos: int(e.links.position(i))})
 	}
 	return hops
 }
 
 const nondetHint = "; the model's successors are probably not deterministic (Next must give the same successors in the same order for the same state, and Encode must be canonical)"
 
-// lookupState returns the index of the canonical form of s, or noIndex.
+// lookupState returns the index of the canonical form of s, or noIndex. In a set without
+// values (a safety search) it returns anyIndex for a state stored.
 func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
 	if e.sym != nil {
 		e.sym.Canonicalize(&s)
@@ -41,10 +42,23 @@ func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
 	enc = e.m.Encode(&s, enc[:0])
 	fp := fingerprint(enc)
 	v, ok := e.set.lookup(fp)
-	if !ok || v&pendBit != 0 {
+	switch {
+	case !ok || (e.set.vals && v&pendBit != 0):
 		return noIndex, fp, enc
+	case !e.set.vals:
+		return anyIndex, fp, enc
 	}
 	return v, fp, enc
+}
+
+// anyIndex is what lookupState returns for a state stored in a set without values.
+const anyIndex = noIndex - 1
+
+// isState reports whether got, from lookupState, can be state want: the same index, or
+// any stored state in a set without values (the replay then checks less: that each state
+// it reaches was stored).
+func isState(got, want uint32) bool {
+	return got == want || (got == anyIndex && want != noIndex)
 }
 
 // canonWalk replays a walk from initial state start through the stored (canonical) graph,
@@ -54,14 +68,14 @@ func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
 func (e *engine[S]) canonWalk(start uint32, hops []hop) ([]S, []uint64) {
 	var enc []byte
 	states := make([]S, 0, len(hops)+1)
-	init := e.inits[e.ppos[start]]
+	init := e.inits[e.links.position(start)]
 	if e.sym != nil {
 		e.sym.Canonicalize(&init)
 	}
 	var got uint32
 	got, _, enc = e.lookupState(init, enc)
-	if got != start {
-		panic("checker: trace replay: initial state " + itoa(int(e.ppos[start])) + " does not have its index" + nondetHint)
+	if !isState(got, start) {
+		panic("checker: trace replay: initial state " + itoa(int(e.links.position(start))) + " does not have its index" + nondetHint)
 	}
 	states = append(states, init)
 	codes := make([]uint64, 0, len(hops))
@@ -74,7 +88,7 @@ func (e *engine[S]) canonWalk(start uint32, hops []hop) ([]S, []uint64) {
 		if h.pos >= 0 {
 			if h.pos < len(succ) {
 				got, _, enc = e.lookupState(succ[h.pos], enc)
-				if h.target == noIndex || got == h.target {
+				if h.target == noIndex || isState(got, h.target) {
 					found = h.pos
 				}
 			}
@@ -84,7 +98,7 @@ func (e *engine[S]) canonWalk(start uint32, hops []hop) ([]S, []uint64) {
 					continue
 				}
 				got, _, enc = e.lookupState(succ[j], enc)
-				if got == h.target {
+				if isState(got, h.target) {
 					found = j
 					break
 				}
@@ -120,7 +134,7 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 		enc = e.m.Encode(&c, enc[:0])
 		want[j] = fingerprint(enc)
 	}
-	states := []S{e.inits[e.ppos[start]]}
+	states := []S{e.inits[e.links.position(start)]}
 	var out []uint64
 	var succ []S
 	var acts []uint64
@@ -165,6 +179,12 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 		lastProp = v.prop
 	}
 	canon, codes := e.canonWalk(path[0], hops)
+	if v.fp != 0 {
+		enc := e.m.Encode(&canon[len(path)-1], nil)
+		if fingerprint(enc) != v.fp {
+			panic("checker: trace replay: state " + itoa(len(path)) + " is not the violating state" + nondetHint)
+		}
+	}
 	states, acts := e.actualWalk(path[0], canon, codes, lastProp)
 	t := e.makeTrace(e.violName(v), states, acts)
 	n := len(states) - 1

@@ -38,8 +38,8 @@ func TestKafkaSpill(t *testing.T) {
 			if plain.Verdict != c.Expect || plain.Stats.Distinct != c.States {
 				t.Fatalf("%s %s w=%d: got %s, %d states; want %s, %d", tc.path, tc.check, w, plain.Verdict, plain.Stats.Distinct, c.Expect, c.States)
 			}
-			if spilled.Stats.Spilled == 0 || plain.Stats.Spilled != 0 {
-				t.Errorf("%s %s w=%d: got %d and %d bytes spilled, want some and none", tc.path, tc.check, w, spilled.Stats.Spilled, plain.Stats.Spilled)
+			if spilled.Stats.GraphSpilled == 0 || plain.Stats.GraphSpilled != 0 {
+				t.Errorf("%s %s w=%d: got %d and %d bytes spilled, want some and none", tc.path, tc.check, w, spilled.Stats.GraphSpilled, plain.Stats.GraphSpilled)
 			}
 			if spilled.Verdict != plain.Verdict || spilled.Property != plain.Property || spilled.Stats.Distinct != plain.Stats.Distinct ||
 				spilled.Stats.GraphEdges != plain.Stats.GraphEdges || !reflect.DeepEqual(spilled.Trace, plain.Trace) {

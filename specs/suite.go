@@ -84,6 +84,9 @@ func MergeOptions(spec, over checker.Options, forceMemory bool) checker.Options 
 	if over.MemoryBytes != 0 && (forceMemory || o.MemoryBytes == 0) {
 		o.MemoryBytes = over.MemoryBytes
 	}
+	if over.SpillDir != "" {
+		o.SpillDir = over.SpillDir
+	}
 	o.Deadlock = o.Deadlock || over.Deadlock
 	o.Symmetry = o.Symmetry || over.Symmetry
 	o.Progress, o.ProgressEvery, o.Stop = over.Progress, over.ProgressEvery, over.Stop

@@ -51,6 +51,7 @@ type checkFlags struct {
 	resume     string
 	coverage   bool
 	view       string
+	spillDir   string
 }
 
 // afterSearch is called when a check's search returns; tests replace it.
@@ -66,6 +67,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
 	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else from the RAM, cgroup and ulimit limits: see README)")
+	fs.StringVar(&f.spillDir, "spill-dir", "", "write the frontier to temporary files in `DIR` when it outgrows a quarter of the memory budget (default: the system's temporary folder); they are removed when the search ends")
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
@@ -111,6 +113,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	var over checker.Options
 	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
 	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
+	over.SpillDir = f.spillDir
 	if f.memory != "" {
 		n, err := specs.ParseSize(f.memory)
 		if err == nil && n <= 0 {
