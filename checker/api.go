@@ -115,6 +115,13 @@ type Symmetric[S any] interface {
 	Canonicalize(s *S)
 }
 
+// Orbiter is implemented by symmetric models that can say how many states a canonical state
+// stands for (the size of its symmetry class). With it, a complete search under symmetry
+// reports the number of states the unreduced search would have found (Stats.Unreduced).
+type Orbiter[S any] interface {
+	OrbitSize(s *S) int
+}
+
 // Eventer is implemented by models that describe, for a step, the messages sent and received
 // and the local steps between named actors, for message sequence charts. Actors names every
 // actor, one lifeline each, in the order to draw them (each incarnation of a restartable
@@ -323,6 +330,10 @@ type Stats struct {
 	GraphBytes   int64 // liveness graph: compressed successor lists, their index, state flags
 	GraphEdges   int64 // liveness graph: edges recorded (self-loops left out)
 	GraphSpilled int64 // liveness graph: bytes of successor lists written to disk
+	// Unreduced, after a complete search under symmetry of a model that is an Orbiter, is
+	// the number of distinct states the search without symmetry finds: the sum of the
+	// classes' sizes. 0 otherwise.
+	Unreduced int64
 }
 
 // KindCoverage is how often one kind of action was enabled and taken in a search.

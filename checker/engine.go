@@ -18,6 +18,12 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	if opts.Coverage {
 		res.Coverage = e.coverage()
 	}
+	if e.orb != nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+		// Every state was expanded once, by one worker.
+		for _, w := range e.ws {
+			res.Stats.Unreduced += w.orbits
+		}
+	}
 	return res
 }
 
@@ -54,6 +60,7 @@ var (
 type engine[S any] struct {
 	m       Model[S]
 	sym     Symmetric[S] // nil unless Options.Symmetry and the model has it
+	orb     Orbiter[S]   // nil unless sym is set and the model has it
 	ev      Eventer[S]
 	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
 	kfair   []Fairness // fairness per action kind
@@ -143,6 +150,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	if opts.Symmetry {
 		if s, ok := any(m).(Symmetric[S]); ok {
 			e.sym = s
+			e.orb, _ = any(m).(Orbiter[S])
 		}
 	}
 	// Symmetry reduction explores one state per symmetry class. For safety that is sound when

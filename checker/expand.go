@@ -25,6 +25,7 @@ type worker[S any] struct {
 	covEnabled, covTaken []int64
 	covSeen              []uint32
 	covState             uint32
+	orbits               int64 // with Orbiter: the sizes of the classes of the states expanded
 }
 
 func (e *engine[S]) worker(i int) *worker[S] {
@@ -69,6 +70,9 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	idx := fr.base + uint32(k)
 	e.m.Decode(fr.state(k), &w.cur)
 	s := &w.cur
+	if e.orb != nil {
+		w.orbits += int64(e.orb.OrbitSize(s))
+	}
 	for j, pi := range e.live {
 		p := &e.props[pi]
 		var f byte

@@ -32,6 +32,9 @@ func TestKafkaSymmetrySameVerdict(t *testing.T) {
 		if sym.Stats.Distinct >= plain.Stats.Distinct {
 			t.Errorf("%s: got %d states with symmetry, want fewer than %d", check, sym.Stats.Distinct, plain.Stats.Distinct)
 		}
+		if sym.Verdict == checker.OK && sym.Stats.Unreduced != plain.Stats.Distinct {
+			t.Errorf("%s: symmetry reports %d unreduced states, the plain search found %d", check, sym.Stats.Unreduced, plain.Stats.Distinct)
+		}
 		t.Logf("%s: %s, %d states unreduced, %d with symmetry (x%.2f)", check, plain.Verdict,
 			plain.Stats.Distinct, sym.Stats.Distinct, float64(plain.Stats.Distinct)/float64(sym.Stats.Distinct))
 		if sym.Verdict != checker.Violated {
@@ -43,6 +46,30 @@ func TestKafkaSymmetrySameVerdict(t *testing.T) {
 		rep, err := r.Replay(sym.Trace)
 		if err != nil || !slices.Contains(rep.Violates, sym.Property) {
 			t.Errorf("%s: replay of the symmetric trace: got %+v, %v; want it to violate %s", check, rep, err, sym.Property)
+		}
+	}
+}
+
+// Under symmetry, a complete search of a model that gives its classes' sizes (Orbiter)
+// reports exactly the plain search's distinct states (Stats.Unreduced). Reference: issue 14.
+func TestUnreducedCountTwoPhase(t *testing.T) {
+	for _, rms := range []int{3, 5, 7} {
+		s, c := loadCheck(t, "twophase.toml", "fixed")
+		c.Config.Values["rms"] = rms
+		r, opts, err := s.Runnable(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Workers = 2
+		plain := r.Check(opts)
+		opts.Symmetry = true
+		sym := r.Check(opts)
+		if plain.Verdict != checker.OK || sym.Verdict != checker.OK || sym.Stats.Unreduced != plain.Stats.Distinct || sym.Stats.Distinct >= plain.Stats.Distinct {
+			t.Errorf("rms=%d: plain %s %d states; symmetry %s %d states standing for %d; want ok, fewer, and %d",
+				rms, plain.Verdict, plain.Stats.Distinct, sym.Verdict, sym.Stats.Distinct, sym.Stats.Unreduced, plain.Stats.Distinct)
+		}
+		if plain.Stats.Unreduced != 0 {
+			t.Errorf("rms=%d: the plain search reports %d unreduced states, want 0", rms, plain.Stats.Unreduced)
 		}
 	}
 }

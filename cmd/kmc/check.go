@@ -561,7 +561,8 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 			"matches": len(c.Compare(res)) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
-				"memory_bytes": st.MemoryBytes, "workers": st.Workers}}
+				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced,
+				"spilled_bytes": st.Spilled + st.GraphSpilled}}
 		if len(res.Raise) > 0 {
 			ev["raise"] = res.Raise
 		}
@@ -593,6 +594,14 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	}
 	st := res.Stats
 	fmt.Fprintf(w, "%d states generated, %d distinct states found, %d states left on queue.\n", st.Generated, st.Distinct, st.Queue)
+	if st.Unreduced > 0 && st.Distinct > 0 {
+		fmt.Fprintf(w, "Symmetry: the %d distinct states stand for %d states of the unreduced search (x%.2f).\n",
+			st.Distinct, st.Unreduced, float64(st.Unreduced)/float64(st.Distinct))
+	}
+	if st.Spilled+st.GraphSpilled > 0 {
+		fmt.Fprintf(w, "Spilled to disk: %s (frontier %s, liveness graph %s).\n", specs.FormatSize(st.Spilled+st.GraphSpilled),
+			specs.FormatSize(st.Spilled), specs.FormatSize(st.GraphSpilled))
+	}
 	if res.Verdict == checker.Incomplete && (len(res.Raise) == 0 || st.Queue > 0) {
 		fmt.Fprintf(w, "The depth of the partial state graph search is %d.\n", st.Depth)
 	} else {

@@ -31,3 +31,30 @@ func (m *Model) Canonicalize(s *State) {
 		}
 	}
 }
+
+// OrbitSize is the number of states s stands for under the permutations of RMs: N! over
+// the product of k! for each group of k RMs with the same (rmState, in tmPrepared, sent
+// Prepared) key, as Canonicalize sorts them.
+func (m *Model) OrbitSize(s *State) int {
+	var count [16]int
+	for r := 0; r < m.N; r++ {
+		k := uint8(s.RM[r]) << 2
+		if s.TMPrepared&(1<<r) != 0 {
+			k |= 2
+		}
+		if s.MsgPrepared&(1<<r) != 0 {
+			k |= 1
+		}
+		count[k&15]++
+	}
+	n := 1
+	for i := 2; i <= m.N; i++ {
+		n *= i
+	}
+	for _, c := range count {
+		for i := 2; i <= c; i++ {
+			n /= i
+		}
+	}
+	return n
+}
