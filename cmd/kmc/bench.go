@@ -245,33 +245,40 @@ func benchOnce(self string, r benchRun, w int, stop <-chan struct{}) benchResult
 	return res
 }
 
-// benchLine is one row of the text table: the first worker count's figures as "1w", the
-// second's as "2w", whatever the counts are.
+// benchLine is one row of the text table: the figures of the 1-worker run under "1w" and
+// of the 2-worker run under "2w" ("-" for a count the row does not run; other counts are in
+// --format json only); verdict, counts, bytes and RSS from the last run.
 func benchLine(r benchRun, rs []benchResult) string {
-	first := rs[0]
-	verdict := first.Verdict
-	if first.Property != "" {
-		verdict += "(" + first.Property + ")"
-	}
-	if first.Error != "" {
-		verdict = "error: " + first.Error
-	}
-	cols := []string{r.Spec, r.Check, strings.Join(r.Set, " "), verdict, fmt.Sprint(first.Distinct), fmt.Sprint(first.Depth)}
-	timing := func(x benchResult) []string {
-		return []string{fmt.Sprintf("%.2fs", x.Seconds), fmt.Sprintf("%.0f", x.PerSecond)}
-	}
-	cols = append(cols, timing(first)...)
-	if len(rs) > 1 {
-		cols = append(cols, timing(rs[1])...)
-		if rs[1].Seconds > 0 {
-			cols = append(cols, fmt.Sprintf("%.2fx", first.Seconds/rs[1].Seconds))
-		} else {
-			cols = append(cols, "-")
-		}
-	} else {
-		cols = append(cols, "-", "-", "-")
-	}
 	last := rs[len(rs)-1]
+	verdict := last.Verdict
+	if last.Property != "" {
+		verdict += "(" + last.Property + ")"
+	}
+	if last.Error != "" {
+		verdict = "error: " + last.Error
+	}
+	cols := []string{r.Spec, r.Check, strings.Join(r.Set, " "), verdict, fmt.Sprint(last.Distinct), fmt.Sprint(last.Depth)}
+	var one, two *benchResult
+	for i := range rs {
+		switch rs[i].Workers {
+		case 1:
+			one = &rs[i]
+		case 2:
+			two = &rs[i]
+		}
+	}
+	for _, x := range []*benchResult{one, two} {
+		if x == nil {
+			cols = append(cols, "-", "-")
+			continue
+		}
+		cols = append(cols, fmt.Sprintf("%.2fs", x.Seconds), fmt.Sprintf("%.0f", x.PerSecond))
+	}
+	if one != nil && two != nil && two.Seconds > 0 {
+		cols = append(cols, fmt.Sprintf("%.2fx", one.Seconds/two.Seconds))
+	} else {
+		cols = append(cols, "-")
+	}
 	bps := "-"
 	if last.Distinct > 0 {
 		bps = fmt.Sprintf("%.1f", float64(last.EngineB)/float64(last.Distinct))

@@ -70,3 +70,13 @@ func TestBenchRuns(t *testing.T) {
 		t.Errorf("kmc bench text: %v\n%s", err, text)
 	}
 }
+
+// A row run with 2 workers only shows its figures under "2w", not under "1w".
+func TestBenchLineColumns(t *testing.T) {
+	r := benchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
+	line := benchLine(r, []benchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}})
+	want := "s.toml\tc\t\tok\t1000\t7\t-\t-\t2.00s\t500\t-\t14.0\t64 MiB\t-\t"
+	if line != want {
+		t.Errorf("got  %q\nwant %q", line, want)
+	}
+}
