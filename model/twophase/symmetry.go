@@ -6,14 +6,7 @@ package twophase
 func (m *Model) Canonicalize(s *State) {
 	var keys [MaxRM]uint8
 	for r := 0; r < m.N; r++ {
-		k := uint8(s.RM[r]) << 2
-		if s.TMPrepared&(1<<r) != 0 {
-			k |= 2
-		}
-		if s.MsgPrepared&(1<<r) != 0 {
-			k |= 1
-		}
-		keys[r] = k
+		keys[r] = rmKey(s, r)
 	}
 	for i := 1; i < m.N; i++ { // insertion sort: N is small, and it allocates nothing
 		for j := i; j > 0 && keys[j-1] > keys[j]; j-- {
@@ -38,14 +31,7 @@ func (m *Model) Canonicalize(s *State) {
 func (m *Model) OrbitSize(s *State) int {
 	var count [16]int
 	for r := 0; r < m.N; r++ {
-		k := uint8(s.RM[r]) << 2
-		if s.TMPrepared&(1<<r) != 0 {
-			k |= 2
-		}
-		if s.MsgPrepared&(1<<r) != 0 {
-			k |= 1
-		}
-		count[k&15]++
+		count[rmKey(s, r)&15]++
 	}
 	n := 1
 	for i := 2; i <= m.N; i++ {
@@ -57,4 +43,17 @@ func (m *Model) OrbitSize(s *State) int {
 		}
 	}
 	return n
+}
+
+// rmKey is RM r's sort key: its rmState, whether it is in tmPrepared, whether it sent
+// Prepared.
+func rmKey(s *State, r int) uint8 {
+	k := uint8(s.RM[r]) << 2
+	if s.TMPrepared&(1<<r) != 0 {
+		k |= 2
+	}
+	if s.MsgPrepared&(1<<r) != 0 {
+		k |= 1
+	}
+	return k
 }
