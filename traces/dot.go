@@ -187,7 +187,7 @@ func DOT(w io.Writer, t *checker.Trace) error {
 	}
 	title += ")"
 	if t.Witness != "" {
-		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth), "\n")
+		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth, "  "), "\n")
 	}
 
 	bw := bufio.NewWriter(w)

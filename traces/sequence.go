@@ -241,26 +241,9 @@ func (m *seqMsg) tooltip() string {
 // wrapWords breaks s into lines of at most width pixels, between words (after ", " by
 // preference) and never inside one: a word longer than a line gets a line of its own.
 func wrapWords(s string, width float64) []string {
-	n := int(width / seqChar)
-	if n < 8 {
-		n = 8
-	}
-	words := strings.Fields(s)
-	var lines []string
-	cur := ""
-	for _, w := range words {
-		switch {
-		case cur == "":
-			cur = w
-		case len([]rune(cur))+1+len([]rune(w)) <= n:
-			cur += " " + w
-		default:
-			lines = append(lines, cur)
-			cur = w
-		}
-	}
-	if cur != "" || len(lines) == 0 {
-		lines = append(lines, cur)
+	lines := WrapWords(s, max(int(width/seqChar), 8), "")
+	if len(lines) == 0 {
+		return []string{""}
 	}
 	return lines
 }
@@ -527,7 +510,7 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 	l.height = l.bottom + 10
 	if t.Witness != "" {
 		// The witness, wrapped to the chart's width, under the last row.
-		l.why.lines = WrapWords("Why: "+t.Witness, max(40, int((l.width-30)/seqChar)))
+		l.why.lines = WrapWords("Why: "+t.Witness, max(40, int((l.width-30)/seqChar)), "  ")
 		l.why.color = colorRed
 		h := float64(len(l.why.lines))*seqLineH + 4
 		l.why.box = seqBox{x0: 10, y0: l.bottom + 6, x1: 10 + l.why.width() + 8, y1: l.bottom + 6 + h}

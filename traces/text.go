@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"kmc/checker"
 )
@@ -171,26 +172,28 @@ func writeWitness(w io.Writer, witness string, lasso bool) {
 	if lasso {
 		fmt.Fprintln(w)
 	}
-	for _, line := range WrapWords("Why: "+witness, witnessWidth) {
+	for _, line := range WrapWords("Why: "+witness, witnessWidth, "  ") {
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w)
 }
 
-// WrapWords breaks s into lines of at most width columns between words (a word longer than
-// width gets a line of its own); continuation lines are indented by two spaces.
-func WrapWords(s string, width int) []string {
+// WrapWords breaks s into lines of at most width runes between words (a word longer than
+// width gets a line of its own); lines after the first start with indent, which counts
+// towards their width.
+func WrapWords(s string, width int, indent string) []string {
 	var lines []string
-	line := ""
+	line, n := "", 0
 	for _, word := range strings.Fields(s) {
+		w := utf8.RuneCountInString(word)
 		switch {
 		case line == "":
-			line = word
-		case len(line)+1+len(word) <= width:
-			line += " " + word
+			line, n = word, w
+		case n+1+w <= width:
+			line, n = line+" "+word, n+1+w
 		default:
 			lines = append(lines, line)
-			line = "  " + word
+			line, n = indent+word, utf8.RuneCountInString(indent)+w
 		}
 	}
 	if line != "" {

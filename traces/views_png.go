@@ -46,7 +46,7 @@ func ViewsDOT(w io.Writer, t *checker.Trace, sel ViewSelection) error {
 		title += " (" + t.Property + " violated)"
 	}
 	if t.Witness != "" {
-		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth), "\n")
+		title += "\n" + strings.Join(WrapWords("Why: "+t.Witness, witnessWidth, "  "), "\n")
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph views {")

@@ -779,22 +779,7 @@ func fairnessText(weak, strong []string) string {
 // wrap breaks text at spaces into lines of at most width columns (a longer word stays whole),
 // the lines after the first indented by indent.
 func wrap(text string, width int, indent string) string {
-	var b strings.Builder
-	col := 0
-	for i, word := range strings.Fields(text) {
-		switch {
-		case i == 0:
-		case col+1+len(word) > width:
-			b.WriteString("\n" + indent)
-			col = len(indent)
-		default:
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += len(word)
-	}
-	return b.String()
+	return strings.Join(traces.WrapWords(text, width, indent), "\n")
 }
 
 // printCoverage prints, per kind of action, the states where it was enabled and the steps it

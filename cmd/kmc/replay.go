@@ -87,7 +87,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "It violates %s.\n", strings.Join(rep.Violates, ", "))
 		for _, w := range rep.Witnesses {
-			for _, line := range traces.WrapWords("Why: "+w, 100) {
+			for _, line := range traces.WrapWords("Why: "+w, 100, "  ") {
 				fmt.Fprintln(stdout, line)
 			}
 		}
