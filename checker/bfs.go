@@ -38,11 +38,8 @@ func (e *engine[S]) run() Result {
 	// successors are dropped: the states that had some are truncated, and the search is
 	// incomplete only if there were any. A resumed search goes on with the level it stopped
 	// in: cur holds the level's states not yet expanded, next the next level so far.
-	spillAt := e.opts.SpillBytes
+	spillAt := e.spillLimit()
 	if spillAt == 0 {
-		spillAt = e.opts.MemoryBytes / 4
-	}
-	if spillAt <= 0 {
 		spillAt = -1
 	} else {
 		cur.sp, next.sp = &spillFile{dir: e.opts.SpillDir, total: &e.spilled}, &spillFile{dir: e.opts.SpillDir, total: &e.spilled}

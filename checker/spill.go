@@ -34,16 +34,25 @@ type graphSpill struct {
 	written int64
 }
 
-// spillShare is the stream size above which the engine spills it, or 0 for never. A search
-// that takes checkpoints never spills: a checkpoint holds the whole graph.
-func (e *engine[S]) spillShare() int64 {
+// spillLimit is the size in memory above which the frontier, and the liveness graph's
+// stream, spill to disk (Options.SpillBytes), or 0 for never.
+func (e *engine[S]) spillLimit() int64 {
 	switch {
-	case e.opts.Checkpoint != nil || e.opts.SpillBytes < 0:
+	case e.opts.SpillBytes < 0:
 		return 0
 	case e.opts.SpillBytes > 0:
 		return e.opts.SpillBytes
 	}
-	return e.opts.MemoryBytes / 4
+	return max(e.opts.MemoryBytes/4, 0)
+}
+
+// spillShare is the stream size above which the engine spills the liveness graph, or 0 for
+// never. A search that takes checkpoints never spills it: a checkpoint holds the whole graph.
+func (e *engine[S]) spillShare() int64 {
+	if e.opts.Checkpoint != nil {
+		return 0
+	}
+	return e.spillLimit()
 }
 
 // spillOut writes the stream's part in memory to the spill file and drops it from memory.
