@@ -214,11 +214,7 @@ func (r *replayer[S]) fairLoop(states []S, codes []uint64, from int, back uint64
 	var by []int
 	for i := from; i < len(states); i++ {
 		cur := states[i]
-		if r.bnd != nil {
-			succ, acts, cut, by = r.bnd.NextCut(&cur, succ[:0], acts[:0], cut[:0], by[:0])
-		} else {
-			succ, acts = r.m.Next(&cur, succ[:0], acts[:0])
-		}
+		succ, acts, cut, by = stepsOf(r.m, r.bnd, &cur, succ, acts, cut, by)
 		var seen []uint64
 		note := func(a uint64) {
 			f := fairness(r.m.ActionKind(a))
@@ -269,4 +265,14 @@ func containsCode(s []uint64, c uint64) bool {
 		}
 	}
 	return false
+}
+
+// stepsOf is m's successors of s (into the emptied buffers) and, when the model has bounds,
+// the steps they cut in s with the bound that cut each (Bounded.NextCut); off the hot path.
+func stepsOf[S any](m Model[S], bnd Bounded[S], s *S, succ []S, acts, cut []uint64, by []int) ([]S, []uint64, []uint64, []int) {
+	if bnd != nil {
+		return bnd.NextCut(s, succ[:0], acts[:0], cut[:0], by[:0])
+	}
+	succ, acts = m.Next(s, succ[:0], acts[:0])
+	return succ, acts, cut[:0], by[:0]
 }

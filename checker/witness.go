@@ -106,11 +106,7 @@ func (wf witnessFair[S]) loopSteps(states []S, acts []uint64, from int, back uin
 	}
 	for i := from; i < len(states); i++ {
 		cur := states[i]
-		if wf.bnd != nil {
-			succ, as, cut, by = wf.bnd.NextCut(&cur, succ[:0], as[:0], cut[:0], by[:0])
-		} else {
-			succ, as = wf.m.Next(&cur, succ[:0], as[:0])
-		}
+		succ, as, cut, by = stepsOf(wf.m, wf.bnd, &cur, succ, as, cut, by)
 		enc := wf.m.Encode(&cur, nil)
 		for k, a := range as {
 			if containsCode(taken, a) || string(wf.m.Encode(&succ[k], nil)) == string(enc) {
