@@ -32,6 +32,12 @@ import "time"
 //  6. What a trace shows beyond the variables is optional and computed only when a trace
 //     is built: a model may describe each step's messages (Eventer) and offer tables of
 //     each state (Viewer), so that renderers need no knowledge of the model.
+//  7. A model whose states carry auxiliary variables that are no part of a state's
+//     identity (TLC's VIEW) implements Projected: two states are then the same state iff
+//     the views of their encodings are equal. Encode still writes the whole state and
+//     Decode restores it; the state kept for a view is the first one reached in the
+//     search's order (breadth-first, successors in Next's order), the same for any number
+//     of workers, as TLC keeps the first state it meets with a given view.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -106,6 +112,14 @@ type Bounded[S any] interface {
 	// NextCut is Next that also appends, for each step a bound cut in s, its action code
 	// to cut and the index in Bounds of the bound to by. Allocation-free like Next.
 	NextCut(s *S, succ []S, acts []uint64, cut []uint64, by []int) ([]S, []uint64, []uint64, []int)
+}
+
+// Projected is implemented by models that identify a state by a view of it (contract
+// item 7), as TLC's VIEW: the engine fingerprints View(enc) instead of enc. View returns a
+// part of enc (a subslice, so that nothing is allocated) and must be a function of the
+// state's view alone.
+type Projected interface {
+	View(enc []byte) []byte
 }
 
 // Symmetric is implemented by models that can map a state to a canonical representative of

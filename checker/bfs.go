@@ -193,7 +193,7 @@ func (e *engine[S]) initial(cur *frontier) int {
 			e.sym.Canonicalize(&t)
 		}
 		enc = e.m.Encode(&t, enc[:0])
-		initOut.cands = append(initOut.cands, cand{fp: fingerprint(enc), parent: noIndex, pos: uint16(i),
+		initOut.cands = append(initOut.cands, cand{fp: e.fp(enc), parent: noIndex, pos: uint16(i),
 			off: uint32(len(initOut.arena)), n: uint32(len(enc))})
 		initOut.arena = append(initOut.arena, enc...)
 	}

@@ -59,8 +59,9 @@ var (
 // phases where workers write their own chunk outputs and their own fingerprint shards.
 type engine[S any] struct {
 	m       Model[S]
-	sym     Symmetric[S] // nil unless Options.Symmetry and the model has it
-	orb     Orbiter[S]   // nil unless sym is set and the model has it
+	sym     Symmetric[S]            // nil unless Options.Symmetry and the model has it
+	orb     Orbiter[S]              // nil unless sym is set and the model has it
+	view    func(enc []byte) []byte // the model's Projected.View, or nil
 	ev      Eventer[S]
 	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
 	kfair   []Fairness // fairness per action kind
@@ -147,6 +148,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 			e.live = append(e.live, i)
 		}
 	}
+	e.view = viewOf(m)
 	if opts.Symmetry {
 		if s, ok := any(m).(Symmetric[S]); ok {
 			e.sym = s

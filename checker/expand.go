@@ -98,7 +98,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	}
 	for _, pi := range e.inv {
 		if !e.props[pi].State(s) {
-			out.viol.offer(violation{found: true, idx: idx, prop: pi, fp: fingerprint(fr.state(k))})
+			out.viol.offer(violation{found: true, idx: idx, prop: pi, fp: e.fp(fr.state(k))})
 			return
 		}
 	}
@@ -113,7 +113,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		w.cover()
 	}
 	if len(w.succ) == 0 && len(w.cut) == 0 && e.opts.Deadlock {
-		out.viol.offer(violation{found: true, idx: idx, prop: -1, fp: fingerprint(fr.state(k))})
+		out.viol.offer(violation{found: true, idx: idx, prop: -1, fp: e.fp(fr.state(k))})
 		return
 	}
 	if e.rec {
@@ -141,7 +141,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		t := &w.succ[i]
 		for _, pi := range e.act {
 			if !e.props[pi].Step(s, w.acts[i], t) {
-				out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi, fp: fingerprint(fr.state(k))})
+				out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi, fp: e.fp(fr.state(k))})
 				break
 			}
 		}
@@ -151,7 +151,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		start := len(w.encs)
 		w.encs = e.m.Encode(t, w.encs)
 		w.encEnd = append(w.encEnd, uint32(len(w.encs)))
-		w.fps = append(w.fps, fingerprint(w.encs[start:]))
+		w.fps = append(w.fps, e.fp(w.encs[start:]))
 	}
 	var touch uint64
 	for _, fp := range w.fps {

@@ -10,6 +10,7 @@ func graph[S any](m Model[S], max int, opts Options) (*Graph, error) {
 	if opts.Symmetry {
 		sym, _ = any(m).(Symmetric[S])
 	}
+	view := viewOf(m)
 	var set fpSet
 	var states []S
 	var enc []byte
@@ -21,7 +22,7 @@ func graph[S any](m Model[S], max int, opts Options) (*Graph, error) {
 			sym.Canonicalize(&s)
 		}
 		enc = m.Encode(&s, enc[:0])
-		fp := fingerprint(enc)
+		fp := fpView(view, enc)
 		sh := &set.shards[shardOf(fp)]
 		v, inserted := sh.insert(fp, uint32(len(states)), true)
 		if !inserted {

@@ -68,3 +68,24 @@ func collisionProbability(generated, distinct int64) float64 {
 	}
 	return float64(distinct) * float64(generated-distinct) / 18446744073709551616.0
 }
+
+// viewOf returns m's Projected.View, or nil when m identifies states by their whole
+// encoding.
+func viewOf(m any) func(enc []byte) []byte {
+	if p, ok := m.(Projected); ok {
+		return p.View
+	}
+	return nil
+}
+
+// fpView is the fingerprint of an encoding's view: of the part view returns, or of the
+// whole encoding when view is nil.
+func fpView(view func(enc []byte) []byte, enc []byte) uint64 {
+	if view != nil {
+		enc = view(enc)
+	}
+	return fingerprint(enc)
+}
+
+// fp is the fingerprint that identifies the state encoded as enc in this search.
+func (e *engine[S]) fp(enc []byte) uint64 { return fpView(e.view, enc) }

@@ -129,7 +129,8 @@ const (
 // violation of the lowest walk.
 type sim[S any] struct {
 	m       Model[S]
-	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
+	view    func(enc []byte) []byte // the model's Projected.View, or nil
+	bnd     Bounded[S]              // nil unless the model has bounds and liveness or deadlock is checked
 	ev      Eventer[S]
 	props   []Property[S]
 	inv     []int // indices into props by kind; Sometimes properties are not checked
@@ -161,7 +162,7 @@ type simViolation struct {
 }
 
 func newSim[S any](m Model[S], props []Property[S], opts SimOptions) (*sim[S], SimResult, bool) {
-	s := &sim[S]{m: m, props: props, opts: opts, runs: opts.Runs, depth: opts.Depth, workers: opts.Workers}
+	s := &sim[S]{m: m, view: viewOf(m), props: props, opts: opts, runs: opts.Runs, depth: opts.Depth, workers: opts.Workers}
 	if s.runs == 0 {
 		s.runs = DefaultSimRuns
 	}
@@ -552,7 +553,7 @@ func (w *simWorker[S]) push(st S, a uint64) int32 {
 	w.path = append(w.path, st)
 	w.codes = append(w.codes, a)
 	w.top = s.m.Encode(&w.path[p], w.top[:0])
-	fp := fingerprint(w.top)
+	fp := fpView(s.view, w.top)
 	w.fps = append(w.fps, fp)
 	prev := w.seen.put(fp, p)
 	f := p

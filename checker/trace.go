@@ -40,7 +40,7 @@ func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
 		e.sym.Canonicalize(&s)
 	}
 	enc = e.m.Encode(&s, enc[:0])
-	fp := fingerprint(enc)
+	fp := e.fp(enc)
 	v, ok := e.set.lookup(fp)
 	switch {
 	case !ok || (e.set.vals && v&pendBit != 0):
@@ -132,7 +132,7 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 		c := canon[j]
 		e.sym.Canonicalize(&c)
 		enc = e.m.Encode(&c, enc[:0])
-		want[j] = fingerprint(enc)
+		want[j] = e.fp(enc)
 	}
 	states := []S{e.inits[e.links.position(start)]}
 	var out []uint64
@@ -146,7 +146,7 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 			c := succ[k]
 			e.sym.Canonicalize(&c)
 			enc = e.m.Encode(&c, enc[:0])
-			if fingerprint(enc) != want[j] {
+			if e.fp(enc) != want[j] {
 				continue
 			}
 			score := 0
@@ -181,7 +181,7 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 	canon, codes := e.canonWalk(path[0], hops)
 	if v.fp != 0 {
 		enc := e.m.Encode(&canon[len(path)-1], nil)
-		if fingerprint(enc) != v.fp {
+		if e.fp(enc) != v.fp {
 			panic("checker: trace replay: state " + itoa(len(path)) + " is not the violating state" + nondetHint)
 		}
 	}
