@@ -102,6 +102,7 @@ func Families() []Family {
 	return []Family{
 		twoPhaseFamily(),
 		referenceFamily(),
+		vanlightlyFamily(),
 		kafkaFamily(),
 	}
 }
