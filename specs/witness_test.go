@@ -8,7 +8,7 @@ import (
 	"kmc/checker"
 )
 
-// Every violated check of the small regression specs (two-phase commit, the reference port,
+// Every violated check of the small regression specs (two-phase commit, the reference ports,
 // the Kafka seeds that finish in seconds) prints a witness: the property, where it fails and
 // the model's explanation of it.
 func TestWitnessOfEveryViolation(t *testing.T) {
@@ -19,6 +19,11 @@ func TestWitnessOfEveryViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	vl, err := filepath.Glob("vanlightly/*.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, vl...)
 	files = append(files, "twophase.toml", "kafka-18723.toml", "kafka-14154.toml", "kafka-5480.toml", "kafka-truncation.toml")
 	// "P is false in state N: why", "P is broken by the step into state N (A): why", or a
 	// lasso's "P: its condition holds in state N ... in state L: why. Fair steps ...".
