@@ -90,6 +90,7 @@ func kafkaFamily() Family {
 		Versions:   kafkaVersions(),
 		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
 		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
+		Guards:     kafkaGuards(),
 		Build:      buildKafka,
 		// model/symmetry.go: every election takes the first candidate in assignment order, so
 		// brokers are interchangeable only where no election by that order can happen.
@@ -105,6 +106,9 @@ func kafkaFamily() Family {
 					return fmt.Errorf("without: %s is in no release line (a proposal, not a shipped fix)", name)
 				}
 			}
+			if _, err := guardBits(cfg.Mutate, model.GuardByName); err != nil {
+				return err
+			}
 			c := KafkaConfig(cfg)
 			return c.Validate()
 		},
@@ -114,6 +118,7 @@ func kafkaFamily() Family {
 // KafkaConfig is the model configuration a resolved spec configuration describes.
 func KafkaConfig(cfg Config) model.Config {
 	v := cfg.Values
+	mutate, _ := guardBits(cfg.Mutate, model.GuardByName) // an unknown name: Validate's error
 	return model.Config{
 		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
 		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"],
@@ -126,7 +131,16 @@ func KafkaConfig(cfg Config) model.Config {
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
 		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
+		Mutate: mutate,
 	}
+}
+
+func kafkaGuards() []GuardInfo {
+	var out []GuardInfo
+	for _, g := range model.Guards {
+		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.Kafka})
+	}
+	return out
 }
 
 // versionName is the name of the version at index i of model.VersionNames.
@@ -150,6 +164,9 @@ func withoutBits(without map[string]bool) uint8 {
 }
 
 func buildKafka(cfg Config) (checker.Runnable, error) {
+	if _, err := guardBits(cfg.Mutate, model.GuardByName); err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
 	m, err := model.New(KafkaConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)

@@ -32,7 +32,7 @@ func (c *Check) NeighbourConfig(n Neighbour) Config {
 		vals[k] = x
 	}
 	vals[n.Param] += n.Delta
-	return Config{Values: vals, Switches: c.Config.Switches, Without: c.Config.Without, Properties: c.Config.Properties}
+	return Config{Values: vals, Switches: c.Config.Switches, Without: c.Config.Without, Mutate: c.Config.Mutate, Properties: c.Config.Properties}
 }
 
 // parseNeighbour reads an entry KEY+N or KEY-N (N >= 1, no sign or leading zero).
