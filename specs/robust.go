@@ -261,3 +261,16 @@ func stringEnd(s string, i int) (int, bool) {
 	}
 	return 0, false
 }
+
+// Mutant is check c with guard turned off as well (Config.Mutate): the check kmc mutate
+// runs for that guard. Its expectations are c's; the caller compares what it needs.
+func (c *Check) Mutant(guard string) Check {
+	m := *c
+	mu := map[string]bool{guard: true}
+	for g := range c.Config.Mutate {
+		mu[g] = true
+	}
+	m.Config.Mutate = mu
+	m.Mutate = append(append([]string(nil), c.Mutate...), guard)
+	return m
+}
