@@ -29,12 +29,18 @@ type Param struct {
 	// checkpoint's search configuration) while they hold their default, so that adding one
 	// changes no output of a configuration that does not set it.
 	Quiet bool
+	// Kinds, for a fault budget, are the kinds of action that spend it: a check whose search
+	// took none of them with a budget above 0 is vacuous in that fault.
+	Kinds []string
 }
 
 // Switch is a fix switch of a model family, named after its issue ("KAFKA-18723").
 type Switch struct {
 	Name string
 	Doc  string
+	// Kinds are the kinds of action whose steps run the fix's code: a check with the switch
+	// on whose search took none of them never exercised it (vacuous).
+	Kinds []string
 }
 
 // GuardInfo is a named protocol guard of a model family (kmc mutate): a condition of the

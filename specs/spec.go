@@ -40,6 +40,7 @@ type Spec struct {
 	Options    checker.Options   // from [limits] and [options]
 	Fairness   []FairnessSetting // from [fairness], sorted by kind
 	Checks     []Check
+	kindNames  []string // the model's kinds of action, built on demand (kinds)
 }
 
 // FairnessSetting overrides the fairness of one kind of action.
@@ -68,6 +69,9 @@ type Check struct {
 	// neighbour of a check that expects violated(P) must be violated(P) too; one of a
 	// check that expects ok must not be violated. Their counts are not pinned.
 	Robust []Neighbour
+	// PinVacuous is true when the check pins its vacuity (vacuous = false or true), with
+	// WantVacuous the value: the suite then compares it with Spec.Vacuity of an ok result.
+	PinVacuous, WantVacuous bool
 }
 
 // DeadlockProperty is the name a deadlock is reported under.
@@ -271,7 +275,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "depth", "constants", "faults", "robust"}
+var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -761,6 +765,12 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		}
 		if n, ok := v.integer(c, prefix, "depth", 1, maxInt); ok {
 			ck.Depth = int(n)
+		}
+		if b, ok := v.boolean(c, prefix, "vacuous"); ok {
+			if ck.Expect != "" && ck.Expect != checker.OK {
+				v.errVal(prefix+".vacuous", `only allowed when expect = "ok"`, b)
+			}
+			ck.PinVacuous, ck.WantVacuous = true, b
 		}
 		vals := map[string]int{}
 		for k, n := range base {

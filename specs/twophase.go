@@ -20,7 +20,7 @@ func twoPhaseFamily() Family {
 			{Name: "rms", Doc: "number of resource managers", Kind: Int, Min: 2, Max: twophase.MaxRM, Default: 3},
 		},
 		Switches: []Switch{
-			{Name: TwoPhaseFix, Doc: "TMCommit waits until every RM has prepared (off: a planted bug, the TM may commit early)"},
+			{Name: TwoPhaseFix, Kinds: []string{"TMCommit"}, Doc: "TMCommit waits until every RM has prepared (off: a planted bug, the TM may commit early)"},
 		},
 		Properties: []PropertyInfo{
 			{Name: "TCConsistent", Kind: checker.Invariant, Ref: "TCommit.tla",

@@ -207,6 +207,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		opts.Progress = out.progress
 		opts.Phase = out.phase
 		opts.Coverage = f.coverage
+		opts.Vacuity = true // Vacuity ignores it with --resume: a resumed search saw part of the steps
 		out.weak, out.strong, out.live = fairnessOf(r, opts)
 		var ck *checkpointer
 		if f.checkpoint != "" || resumed != nil {
@@ -569,6 +570,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if o.live {
 			ev["fairness"] = map[string]any{"weak": o.weak, "strong": o.strong}
 		}
+		if res.Verdict == checker.OK {
+			ev["vacuous"] = append([]string{}, spec.Vacuity(c.Config, res)...)
+		}
 		if res.Coverage != nil {
 			var cov []map[string]any
 			for _, k := range res.Coverage {
@@ -619,8 +623,13 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	if o.live {
 		fmt.Fprintln(w, fairnessText(o.weak, o.strong))
 	}
-	got := specs.Outcome(res.Verdict, res.Property)
-	if diffs := c.Compare(res); len(diffs) > 0 {
+	why := spec.Vacuity(c.Config, res)
+	got := specs.VacuousText(res.Verdict, res.Property, why)
+	diffs := c.Compare(res)
+	if d := c.CompareVacuous(res, why); d != "" && len(diffs) == 0 {
+		diffs = append(diffs, d)
+	}
+	if len(diffs) > 0 {
 		fmt.Fprintf(w, "Result: %s; the spec expects %s (%s)\n", got, c.Expected(), strings.Join(diffs, "; "))
 	} else {
 		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)
