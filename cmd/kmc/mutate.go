@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -169,6 +170,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	stoppedAt := false
+	baselines := map[string]checker.Result{} // --raise: the check at each neighbour, every guard on
 	for i, g := range list {
 		fmt.Fprintf(stderr, "mutate: guard %d/%d: %s off\n", i+1, total, g)
 		mc := c.Mutant(g)
@@ -204,6 +206,23 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 			ro := over
 			ro.MaxStates = *raiseMax
 			if stoppedAt = raiseFirst(spec, &mc, &row, func(n specs.Neighbour) (checker.Result, error) {
+				// The neighbour must pass with every guard on, or its violation says nothing
+				// about the guard: its baseline is run once and kept.
+				b, ok := baselines[n.String()]
+				if !ok {
+					fmt.Fprintf(stderr, "mutate: baseline at %s\n", n)
+					var err error
+					if b, err = run(c, &n, ro); err != nil {
+						return b, err
+					}
+					if interrupted() && b.Verdict == checker.Incomplete {
+						return b, nil
+					}
+					baselines[n.String()] = b
+				}
+				if b.Verdict == checker.Violated {
+					return checker.Result{}, errBaselineFails
+				}
 				fmt.Fprintf(stderr, "mutate: guard %d/%d: %s off at %s\n", i+1, total, g, n)
 				return run(&mc, &n, ro)
 			}, interrupted); stoppedAt {
@@ -243,6 +262,9 @@ func pickCheck(cmd string, spec *specs.Spec, path, name string, stderr io.Writer
 	return nil, exitUsage
 }
 
+// errBaselineFails marks a --raise neighbour at which the check fails with every guard on.
+var errBaselineFails = errors.New("the check fails there with every guard on")
+
 // raiseCandidates are the neighbours one step up that --raise tries for check c: its
 // robust entries that move a value up, else every integer constant and fault of the
 // family below its maximum, in the family's order.
@@ -271,7 +293,7 @@ func raiseFirst(spec *specs.Spec, mc *specs.Check, row *mutant, run func(specs.N
 	for _, n := range raiseCandidates(spec, mc) {
 		res, err := run(n)
 		if err != nil {
-			continue // the model rejects the neighbour (min_isr above brokers, ...)
+			continue // the model rejects the neighbour (min_isr above brokers, ...), or the check fails there
 		}
 		if interrupted() && res.Verdict == checker.Incomplete {
 			return true
@@ -344,10 +366,16 @@ func mutateOutput(w io.Writer, format string, spec *specs.Spec, c *specs.Check, 
 		return
 	}
 	guardW, outW, propW := len("GUARD"), len("RESULT"), len("PROPERTY")
-	for _, r := range rows {
-		guardW = max(guardW, len(guardLabel(r.guard)))
-		outW = max(outW, len(r.outcome))
-		propW = max(propW, len(r.property))
+	label := func(r *mutant) string {
+		if r.outcome == mutBaseline {
+			return specs.Outcome(r.verdict, "") // the property has its own column
+		}
+		return r.outcome
+	}
+	for i := range rows {
+		guardW = max(guardW, len(guardLabel(rows[i].guard)))
+		outW = max(outW, len(label(&rows[i])))
+		propW = max(propW, len(rows[i].property))
 	}
 	row := func(g, out, prop, trace, states, t string) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-*s  %-*s  %-*s  %5s  %10s  %s", guardW, g, outW, out, propW, prop, trace, states, t), " "))
@@ -361,10 +389,7 @@ func mutateOutput(w io.Writer, format string, spec *specs.Spec, c *specs.Check, 
 		if r.outcome == mutNotApplied {
 			row(guardLabel(r.guard), r.outcome, "-", "-", "-", "-")
 		} else {
-			out := r.outcome
-			if r.outcome == mutBaseline {
-				out = specs.Outcome(r.verdict, r.property)
-			}
+			out := label(&r)
 			prop := r.property
 			if prop == "" {
 				prop = "-"
