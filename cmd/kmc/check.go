@@ -481,7 +481,8 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	}
 }
 
-// configString describes a check's configuration: constants, faults and fixes.
+// configString describes a check's configuration: constants, faults, fixes and the guards
+// turned off.
 func configString(spec *specs.Spec, c *specs.Check) string {
 	var parts []string
 	for _, ps := range [][]specs.Param{spec.Family.Constants, spec.Family.Faults} {
@@ -496,7 +497,11 @@ func configString(spec *specs.Spec, c *specs.Check) string {
 	if len(c.Fixes) > 0 {
 		fixes = strings.Join(c.Fixes, ",")
 	}
-	return strings.Join(append(parts, "fixes="+fixes), " ")
+	parts = append(parts, "fixes="+fixes)
+	if len(c.Mutate) > 0 {
+		parts = append(parts, "mutate="+strings.Join(c.Mutate, ","))
+	}
+	return strings.Join(parts, " ")
 }
 
 func paramValue(p specs.Param, v int) string {
