@@ -722,16 +722,13 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		ck.Without = without
 		mutate, _ := v.strList(c, prefix, "mutate")
 		if famOK {
-			for j, g := range mutate {
-				switch {
-				case !fam.hasGuard(g):
+			for _, g := range mutate { // strList reports a name given twice
+				if !fam.hasGuard(g) {
 					want := "the model has none"
 					if len(fam.Guards) > 0 {
 						want = "want one of " + strings.Join(fam.GuardNames(), ", ")
 					}
 					v.errVal(prefix+".mutate", "unknown guard "+strconv.Quote(g)+"; "+want+DidYouMean(g, fam.GuardNames()), nil)
-				case index(mutate, g) != j:
-					v.errVal(prefix+".mutate", "guard "+strconv.Quote(g)+" named twice", nil)
 				}
 			}
 		}
