@@ -17,8 +17,8 @@ import (
 const mutateSynopsis = "kmc mutate SPEC [--check NAME] [--guard NAME]... [--set KEY=VALUE]... [flags]"
 
 const mutateExamples = `  kmc mutate specs/twophase.toml --check fixed
-  kmc mutate specs/kafka-guards.toml --check base-3-9
-  kmc mutate specs/kafka-guards.toml --check base-3-9 --guard ISRJoinHW --guard FetchDivergence
+  kmc mutate specs/kafka-guards.toml --check isr
+  kmc mutate specs/kafka-guards.toml --check epochs --guard FetchDivergence --guard FetchResponseEpoch
   kmc mutate specs/twophase.toml --check fixed --format json
 `
 
@@ -173,6 +173,10 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	baselines := map[string]checker.Result{} // --raise: the check at each neighbour, every guard on
 	for i, g := range list {
 		fmt.Fprintf(stderr, "mutate: guard %d/%d: %s off\n", i+1, total, g)
+		if interrupted() {
+			stoppedAt = true
+			break
+		}
 		mc := c.Mutant(g)
 		res, err := run(&mc, nil, over)
 		row := mutant{guard: g}
