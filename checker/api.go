@@ -288,6 +288,11 @@ type Options struct {
 	// Coverage counts, per kind of action, the states in which it was enabled and the steps
 	// it generated (Result.Coverage), as TLC's coverage does. It costs a counter per step.
 	Coverage bool
+	// Vacuity records, per worker, which kinds of action took a step (Result.Taken), and
+	// after a search that found no violation says why it is vacuous (Result.Vacuous). It
+	// costs a bit-set update per step; nothing with Resume (a resumed search saw part of
+	// the steps).
+	Vacuity bool
 	// Phase, when non-nil, is called from the search goroutine when the search enters a
 	// phase of its work: PhaseSearch (the breadth-first search, with safety checked on the
 	// way), PhaseLivenessGraph (the recorded state graph made ready for liveness), and
@@ -362,6 +367,13 @@ type Result struct {
 	// Coverage, with Options.Coverage, has one entry per kind of action, in ActionKinds
 	// order, over the states this search expanded.
 	Coverage []KindCoverage
+	// Taken, with Options.Vacuity or Coverage, says per kind of action (ActionKinds order)
+	// whether the search took a step of it.
+	Taken []bool
+	// Vacuous, with Options.Vacuity and verdict OK, says why the search tested little:
+	// fewer than Handful distinct states, a LeadsTo property whose condition never held.
+	// The verdict stays OK; callers add reasons of their own (a fault budget never used).
+	Vacuous  []string
 	Verdict  Verdict
 	Property string // the violated property, or "" (Deadlock for a deadlock)
 	// Reason says why the verdict is what it is when that is not obvious: which limit was

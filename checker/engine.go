@@ -3,6 +3,7 @@ package checker
 import (
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -18,6 +19,12 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	if opts.Coverage {
 		res.Coverage = e.coverage()
 	}
+	if opts.Vacuity && opts.Resume == nil {
+		res.Taken = e.taken()
+		if res.Verdict == OK {
+			res.Vacuous = e.vacuous(res.Stats.Distinct)
+		}
+	}
 	if e.orb != nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
 		// Every state was expanded once, by one worker.
 		for _, w := range e.ws {
@@ -25,6 +32,55 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		}
 	}
 	return res
+}
+
+// Handful is the number of distinct states below which a search that passes is vacuous:
+// it explored too little of the model to test anything.
+const Handful = 5
+
+// taken merges the workers' bits of the kinds of action taken (Options.Vacuity), or takes
+// them from the coverage counts.
+func (e *engine[S]) taken() []bool {
+	out := make([]bool, len(e.m.ActionKinds()))
+	for k := range out {
+		for _, w := range e.ws {
+			if k < 256 && w.taken[k>>6]&(1<<(k&63)) != 0 || k < len(w.covTaken) && w.covTaken[k] > 0 {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// vacuous lists why a search that found no violation tested little (Options.Vacuity):
+// fewer than Handful distinct states, and each LeadsTo property whose condition P held in
+// no state reached.
+func (e *engine[S]) vacuous(distinct int64) []string {
+	var out []string
+	if distinct < Handful {
+		what := " distinct states"
+		if distinct == 1 {
+			what = " distinct state"
+		}
+		out = append(out, "only "+strconv.FormatInt(distinct, 10)+what)
+	}
+	for j, pi := range e.live {
+		p := &e.props[pi]
+		if p.Kind != LeadsTo || j >= len(e.flags) {
+			continue
+		}
+		held := false
+		for _, f := range e.flags[j][:min(int64(len(e.flags[j])), distinct)] {
+			if f&1 != 0 {
+				held = true
+				break
+			}
+		}
+		if !held {
+			out = append(out, p.Name+": its condition never held")
+		}
+	}
+	return out
 }
 
 // coverage sums the workers' counts per kind of action (Options.Coverage).

@@ -26,6 +26,8 @@ type worker[S any] struct {
 	covSeen              []uint32
 	covState             uint32
 	orbits               int64 // with Orbiter: the sizes of the classes of the states expanded
+	// taken, with Options.Vacuity, has bit k set once a step of kind k (< 256) was taken.
+	taken [4]uint64
 }
 
 func (e *engine[S]) worker(i int) *worker[S] {
@@ -111,6 +113,12 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	out.gen += int64(len(w.succ))
 	if e.opts.Coverage {
 		w.cover()
+	} else if e.opts.Vacuity {
+		for _, a := range w.acts {
+			if k := e.m.ActionKind(a); k >= 0 && k < 256 {
+				w.taken[k>>6] |= 1 << (k & 63)
+			}
+		}
 	}
 	if len(w.succ) == 0 && len(w.cut) == 0 && e.opts.Deadlock {
 		out.viol.offer(violation{found: true, idx: idx, prop: -1, fp: e.fp(fr.state(k))})

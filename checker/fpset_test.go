@@ -165,7 +165,8 @@ func TestExpandAllocationFree(t *testing.T) {
 				P: func(s *cstate) bool { return true }, Q: func(s *cstate) bool { return s.sum() > 3 }})
 		}
 		m := counters{N: 5}
-		e, _, ok := newEngine[cstate](m, props, Options{Workers: 1})
+		// Vacuity's per-worker bits of kinds taken are on the successor path too (issue 16).
+		e, _, ok := newEngine[cstate](m, props, Options{Workers: 1, Vacuity: rec})
 		if !ok {
 			t.Fatal("newEngine failed")
 		}

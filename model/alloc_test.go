@@ -9,7 +9,14 @@ func TestNextAllocatesNothing(t *testing.T) {
 	c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss = 1, 1, 1, 1
 	bytes := c // reads by position, and the send-side fix's post-pass (bytes.go)
 	bytes.RecordSizes, bytes.Fix18723SendSide, bytes.Fix18723, bytes.Fix18723Strict = SizesVaried, true, true, true
-	for _, c := range []Config{c, bytes} {
+	mutant := c // every guard with a code path here turned off (issue 16)
+	p, _ := ProfileByName(DefaultVersion)
+	for g := Guard(0); g < NumGuards; g++ {
+		if c.guardIn(g, &p) == "" {
+			mutant.Mutate |= GuardBit(g)
+		}
+	}
+	for _, c := range []Config{c, bytes, mutant} {
 		nextAllocatesNothing(t, c)
 	}
 }

@@ -39,11 +39,11 @@ func (m *Model) brokerSteps(g *gen, b int) {
 func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 	msg := t.Net.Msgs[i]
 	t.Net.remove(i)
-	if !t.acceptLeaderAndIsr(b, &msg) {
+	if !t.acceptLeaderAndIsr(b, &msg, m.off(GuardStaleControllerEpoch)) {
 		return
 	}
 	r := &t.B[b]
-	if msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch && r.Role != RoleNone) {
+	if (msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch && r.Role != RoleNone)) && !m.off(GuardLeaderAndIsrEpoch) {
 		return
 	}
 	if msg.Last != r.Leader || msg.Epoch != r.Epoch || r.Role == RoleNone {
@@ -78,7 +78,7 @@ func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 		m.maybeIncrementHW(t, b)
 		return
 	}
-	changed := r.Role != RoleFollower || r.Leader != msg.Last || r.Epoch != msg.Epoch
+	changed := r.Role != RoleFollower || r.Leader != msg.Last || r.Epoch != msg.Epoch || m.off(GuardFetcherNewEpoch)
 	r.Role, r.Leader, r.Epoch, r.PEpoch = RoleFollower, msg.Last, msg.Epoch, msg.Off
 	r.clearLeaderState()
 	if changed {

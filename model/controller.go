@@ -138,17 +138,17 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 	c := &t.Ctrl
 	resp := Msg{Kind: MsgAlterPartitionResponse, From: CtrlID, To: req.From}
 	switch {
-	case req.Epoch < c.Epoch:
+	case req.Epoch < c.Epoch && !m.off(GuardAlterPartitionLeaderEpoch):
 		resp.Err = ErrFencedLeaderEpoch
 	case c.Leader != req.From+1:
 		resp.Err = ErrInvalidRequest
-	case req.Off < c.PEpoch:
+	case req.Off < c.PEpoch && !m.off(GuardAlterPartitionPartitionEpoch):
 		resp.Err = ErrInvalidUpdateVersion
 	case !has(req.HW, int(req.From)):
 		resp.Err = ErrInvalidRequest
 	case m.p.AlterValidation33 && req.HW&^c.Live != 0:
 		resp.Err = ErrIneligibleReplica // KIP-841 (3.3)
-	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE:
+	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE && !m.off(GuardAlterPartitionBrokerEpoch):
 		resp.Err = ErrIneligibleReplica // KIP-903 (3.5): the joiner's broker epoch is stale
 	default:
 		if req.HW != c.ISR {

@@ -250,7 +250,7 @@ func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int 
 		c.resign()
 		return zkMoved
 	}
-	if st.PEpoch != version {
+	if st.PEpoch != version && !m.off(GuardZkVersion) {
 		return zkBadVersion
 	}
 	st.Leader, st.Epoch, st.ISR = leader, epoch, isr
@@ -275,12 +275,12 @@ func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 		msg := Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(b), Epoch: c.LEpoch, Off: c.ZkVer,
 			Last: c.Leader, HW: c.ISR, DivE: c.Epoch, End: uint8(i) + 1}
 		if j := t.Net.find(MsgLeaderAndIsr, CtrlID, uint8(b)); j >= 0 {
-			if t.Net.Msgs[j].DivE > msg.DivE {
+			if t.Net.Msgs[j].DivE > msg.DivE && !m.off(GuardStaleControllerEpoch) {
 				continue
 			}
 			t.Net.remove(j)
 		}
-		if !leaderAndIsrIsNoop(t, b, &msg) {
+		if !m.leaderAndIsrIsNoop(t, b, &msg) {
 			t.Net.add(msg)
 		}
 	}
@@ -291,29 +291,30 @@ func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 // and partition state no newer than b's (becomeLeaderOrFollower skips it). Both stay true
 // until delivery: b's epochs only grow while it is up, and a crash drops the message. Such
 // a message is not sent, as a no-op delivery would be a stutter (as fetchIsNoop does for
-// fetches); an older message it replaced would have been ignored as well.
-func leaderAndIsrIsNoop(t *State, b int, msg *Msg) bool {
+// fetches); an older message it replaced would have been ignored as well. With either
+// guard off (a mutation) the broker would not ignore it, so it is sent.
+func (m *Model) leaderAndIsrIsNoop(t *State, b int, msg *Msg) bool {
 	r, k := &t.B[b], &t.CP.BK[b]
 	if msg.DivE < k.MaxEpoch {
-		return true
+		return !m.off(GuardStaleControllerEpoch)
 	}
 	return msg.DivE == k.MaxEpoch && r.Role != RoleNone &&
-		(msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch))
+		(msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch)) && !m.off(GuardLeaderAndIsrEpoch)
 }
 
 // acceptLeaderAndIsr is the broker's controller-epoch check of a LeaderAndIsr.
 // Kafka: ReplicaManager.becomeLeaderOrFollower: a request whose controllerEpoch is below the
 // broker's controllerEpoch is rejected (STALE_CONTROLLER_EPOCH); otherwise the broker
 // records it. Without the control plane (controller epoch 0) every request is accepted.
-func (s *State) acceptLeaderAndIsr(b int, msg *Msg) bool {
+func (s *State) acceptLeaderAndIsr(b int, msg *Msg, mutated bool) bool {
 	if msg.DivE == 0 {
 		return true
 	}
 	k := &s.CP.BK[b]
-	if msg.DivE < k.MaxEpoch {
+	if msg.DivE < k.MaxEpoch && !mutated {
 		return false
 	}
-	k.MaxEpoch = msg.DivE
+	k.MaxEpoch = max(k.MaxEpoch, msg.DivE)
 	return true
 }
 
@@ -471,7 +472,7 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 		notController()
 	case fix && ahead:
 		notController()
-	case req.Epoch < c.LEpoch || (v33 && !fix && req.Epoch != c.LEpoch):
+	case (req.Epoch < c.LEpoch || (v33 && !fix && req.Epoch != c.LEpoch)) && !m.off(GuardAlterPartitionLeaderEpoch):
 		resp.Err = ErrFencedLeaderEpoch
 	case c.Leader == req.From+1 && req.HW == c.ISR && req.Epoch == c.LEpoch:
 		resp.Epoch, resp.Off, resp.HW = c.LEpoch, c.ZkVer, c.ISR
@@ -479,7 +480,7 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 		// Kafka 2.7-3.2: the request's leader and ISR are written as they are, conditional on
 		// the request's zkVersion (zkClient.updateLeaderAndIsr with the requested state).
 		write(req.Off, req.From+1, req.Epoch, req.HW)
-	case req.Off < c.ZkVer || (!fix && req.Off != c.ZkVer):
+	case (req.Off < c.ZkVer || (!fix && req.Off != c.ZkVer)) && !m.off(GuardAlterPartitionPartitionEpoch):
 		resp.Err = ErrInvalidUpdateVersion
 	case req.HW&^c.Live != 0:
 		resp.Err = ErrIneligibleReplica

@@ -149,10 +149,10 @@ func (m *Model) handleFetchResponse(t *State, b, i int) {
 	resp := t.Net.Msgs[i]
 	t.Net.remove(i)
 	r := &t.B[b]
-	if r.Role != RoleFollower || r.Fetch != FetchFetching || r.Leader != resp.From+1 || resp.Off != r.LEO {
+	if r.Role != RoleFollower || r.Fetch != FetchFetching || ((r.Leader != resp.From+1 || resp.Off != r.LEO) && !m.off(GuardFetchResponseOffset)) {
 		return
 	}
-	if m.p.ResponseEpochGuard && resp.Epoch != r.Epoch {
+	if m.p.ResponseEpochGuard && resp.Epoch != r.Epoch && !m.off(GuardFetchResponseEpoch) {
 		return // KAFKA-18991: the request's currentLeaderEpoch is not the fetch state's
 	}
 	switch {

@@ -15,9 +15,10 @@ func (m *Model) leaderSteps(g *gen, l int) {
 	// LeaderAppend(l): a producer write with acks=all.
 	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
 	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
-	if r.Role == RoleLeader && popcount(r.ISR) >= m.C.MinISR && int(s.Written) >= m.C.MaxRecords {
+	minISR := popcount(r.ISR) >= m.C.MinISR || m.off(GuardAppendMinISR)
+	if r.Role == RoleLeader && minISR && int(s.Written) >= m.C.MaxRecords {
 		g.cutStep(act1(KindLeaderAppend, l), BoundMaxRecords)
-	} else if r.Role == RoleLeader && popcount(r.ISR) >= m.C.MinISR {
+	} else if r.Role == RoleLeader && minISR {
 		t := g.emit(act1(KindLeaderAppend, l))
 		t.Written++
 		tr := &t.B[l]
@@ -54,7 +55,14 @@ func (m *Model) checkEpoch(r *Replica, epoch uint8) uint8 {
 		}
 		return ErrNone
 	}
-	return r.checkEpoch(epoch)
+	err := r.checkEpoch(epoch)
+	if (err == ErrFencedLeaderEpoch || err == ErrUnknownLeaderEpoch) && m.off(GuardFetchLeaderEpoch) {
+		if r.Role != RoleLeader {
+			return ErrNotLeaderOrFollower // the epoch is not checked; the role still is
+		}
+		return ErrNone
+	}
+	return err
 }
 
 // checkEpoch is the replica's answer to a request's currentLeaderEpoch when it must be
@@ -104,7 +112,7 @@ func (m *Model) handleFetch(t *State, i int) {
 			t.Net.add(resp)
 			return
 		}
-		if e < req.Last || end < req.Off {
+		if (e < req.Last || end < req.Off) && !m.off(GuardFetchDivergence) {
 			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
 			t.Net.add(resp)
 			if !m.p.SkipDivergingUpdate {
@@ -137,14 +145,15 @@ func (m *Model) handleFetch(t *State, i int) {
 func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) {
 	r := &t.B[l]
 	r.FLEO[f] = leo
-	if m.p.AlterPartition && !r.Pending && !has(r.ISR, f) && leo >= r.HW && (leo >= r.LESO || !m.p.ISRJoinLESO) &&
+	inSync := (leo >= r.HW || m.off(GuardISRJoinHW)) && (leo >= r.LESO || !m.p.ISRJoinLESO || m.off(GuardISRJoinLESO))
+	if m.p.AlterPartition && !r.Pending && !has(r.ISR, f) && inSync &&
 		has(t.Ctrl.Live, f) && !t.Net.alterPlane(uint8(l)) {
 		r.Pending = true
 		r.MaxISR = r.ISR | bit(f)
 		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR,
 			DivE: bepoch, DivO: uint8(f)})
 	}
-	if !m.p.AlterPartition && !has(r.ISR, f) && leo >= r.HW && (leo >= r.LESO || !m.p.ISRJoinLESO) {
+	if !m.p.AlterPartition && !has(r.ISR, f) && inSync {
 		m.writeIsr(t, l, r.ISR|bit(f))
 	}
 	m.maybeIncrementHW(t, l)
@@ -161,7 +170,7 @@ func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) 
 func (m *Model) writeIsr(t *State, l int, isr uint8) {
 	r := &t.B[l]
 	st := &t.Ctrl
-	if st.PEpoch != r.PEpoch {
+	if st.PEpoch != r.PEpoch && !m.off(GuardZkVersion) {
 		return
 	}
 	st.ISR = isr
@@ -236,7 +245,7 @@ func (m *Model) handleAlterPartitionResponse(t *State, l, i int) {
 	}
 	switch resp.Err {
 	case ErrNone:
-		if resp.Epoch != r.Epoch || resp.Off < r.PEpoch {
+		if (resp.Epoch != r.Epoch || resp.Off < r.PEpoch) && !m.off(GuardAlterPartitionResponseEpoch) {
 			return
 		}
 		r.ISR, r.MaxISR, r.PEpoch, r.Pending = resp.HW, resp.HW, resp.Off, false

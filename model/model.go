@@ -115,6 +115,10 @@ type Config struct {
 	// the broker that hosts the active controller (controllers >= 2): the controller dies
 	// with it and another broker is elected (ControllerElect, a protocol step).
 	ControllerHostCrash bool
+
+	// Mutate turns protocol guards off, bit GuardBit(g) for guard g (guards.go): a
+	// mutation, for kmc mutate. Zero for the protocol as Kafka has it.
+	Mutate uint32
 }
 
 // DefaultConfig is the configuration the family's defaults describe.
@@ -237,7 +241,7 @@ func (c *Config) validateVersion() error {
 	if (c.Fix14154 || c.Fix14154Proposed) && !p.AlterPartition {
 		return errString("model: fixes: KAFKA-14154 needs AlterPartition (KIP-497, 2.7); version " + p.Name + " has none")
 	}
-	return nil
+	return c.validateMutate(&p)
 }
 
 // Roles of a replica.

@@ -1,6 +1,10 @@
 package specs
 
-import "kmc/checker"
+import (
+	"fmt"
+
+	"kmc/checker"
+)
 
 // ParamKind is the type of a constant or fault budget.
 type ParamKind int
@@ -25,12 +29,26 @@ type Param struct {
 	// checkpoint's search configuration) while they hold their default, so that adding one
 	// changes no output of a configuration that does not set it.
 	Quiet bool
+	// Kinds, for a fault budget, are the kinds of action that spend it: a check whose search
+	// took none of them with a budget above 0 is vacuous in that fault.
+	Kinds []string
 }
 
 // Switch is a fix switch of a model family, named after its issue ("KAFKA-18723").
 type Switch struct {
 	Name string
 	Doc  string
+	// Kinds are the kinds of action whose steps run the fix's code: a check with the switch
+	// on whose search took none of them never exercised it (vacuous).
+	Kinds []string
+}
+
+// GuardInfo is a named protocol guard of a model family (kmc mutate): a condition of the
+// protocol that prevents a known hazard. A check can turn guards off (Config.Mutate).
+type GuardInfo struct {
+	Name string
+	Doc  string
+	Ref  string // where the guard is in the protocol's code or TLA+ text: function and condition
 }
 
 // PropertyInfo describes a property a family can check.
@@ -48,7 +66,9 @@ type Config struct {
 	Values   map[string]int
 	Switches map[string]bool
 	// Without names fixes that the model's release line contains and the check takes out.
-	Without    map[string]bool
+	Without map[string]bool
+	// Mutate names guards (Family.Guards) turned off: a mutation, for kmc mutate.
+	Mutate     map[string]bool
 	Properties []string
 	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
 	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
@@ -65,6 +85,8 @@ type Family struct {
 	Faults     []Param
 	Switches   []Switch
 	Properties []PropertyInfo
+	// Guards are the model's named protocol guards, in the model's table order.
+	Guards []GuardInfo
 	// Versions, when not empty, are the release lines the family's version constant names,
 	// oldest first, each with the mechanisms and fixes it has.
 	Versions []VersionInfo
@@ -125,6 +147,39 @@ func (f Family) hasSwitch(name string) bool {
 		}
 	}
 	return false
+}
+
+// hasGuard reports whether f has the guard called name.
+func (f Family) hasGuard(name string) bool {
+	for _, g := range f.Guards {
+		if g.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// GuardNames are the names of f's guards, in table order.
+func (f Family) GuardNames() []string {
+	var out []string
+	for _, g := range f.Guards {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// guardBits maps the guards named in mutate to a model's bits, with byName the model's
+// lookup; an unknown name is an error.
+func guardBits[G ~uint8](mutate map[string]bool, byName func(string) (G, bool)) (uint32, error) {
+	var bits uint32
+	for name := range mutate {
+		g, ok := byName(name)
+		if !ok {
+			return 0, fmt.Errorf("mutate: unknown guard %q", name)
+		}
+		bits |= 1 << g
+	}
+	return bits, nil
 }
 
 // VersionInfo describes one release line of a family.

@@ -23,6 +23,21 @@ const (
 	Kafka18723SendSide = "KAFKA-18723-send-side"
 )
 
+// faultKinds are the kinds of action that spend each fault budget (Param.Kinds).
+var faultKinds = map[string][]string{
+	"crash":               {"BrokerCrash"},
+	"unclean_crash":       {"BrokerUncleanCrash"},
+	"power_loss":          {"BrokerPowerLoss"},
+	"lag":                 {"LeaderShrinkISR"},
+	"message_loss":        {"NetworkLoseMessage"},
+	"leader_change":       {"ControllerMoveLeader"},
+	"session_loss":        {"BrokerSessionLoss"},
+	"controller_failover": {"ControllerFailover"},
+	"controlled_shutdown": {"BrokerControlledShutdown"},
+	"preferred_election":  {"ControllerElectPreferred"},
+	"control_loss":        {"NetworkLoseControlMessage"},
+}
+
 // The kafka family: the main model, Kafka's replication of one partition (model package).
 func kafkaFamily() Family {
 	var props []PropertyInfo
@@ -31,7 +46,7 @@ func kafkaFamily() Family {
 	}
 	def := model.DefaultConfig()
 	fault := func(name, doc string) Param {
-		return Param{Name: name, Doc: doc, Kind: Int, Min: 0, Max: 15, Default: 0}
+		return Param{Name: name, Doc: doc, Kind: Int, Min: 0, Max: 15, Default: 0, Kinds: faultKinds[name]}
 	}
 	mechanism := func(name, doc string) Param { // added with issue 12: quiet while 0
 		p := fault(name, doc)
@@ -78,18 +93,19 @@ func kafkaFamily() Family {
 			mechanism("control_loss", "lost AlterPartition requests or responses; the broker re-queues and resends the request (needs controllers >= 2 and version >= 2.8)"),
 		},
 		Switches: []Switch{
-			{Name: Kafka18723, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
-			{Name: Kafka13077, Doc: "proposed (no upstream fix): a new leader repairs its leader-epoch cache from its log before assigning its epoch"},
-			{Name: Kafka6082, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
-			{Name: Kafka14154, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
-			{Name: Kafka14154Proposed, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
-			{Name: Kafka18723Strict, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
-			{Name: Kafka18723SendSide, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
+			{Name: Kafka18723, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
+			{Name: Kafka13077, Kinds: []string{"BrokerHandleLeaderAndIsr"}, Doc: "proposed (no upstream fix): a new leader repairs its leader-epoch cache from its log before assigning its epoch"},
+			{Name: Kafka6082, Kinds: []string{"ControllerFailover"}, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
+			{Name: Kafka14154, Kinds: []string{"ControllerHandleAlterPartition"}, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
+			{Name: Kafka14154Proposed, Kinds: []string{"BrokerSendAlterPartition"}, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
+			{Name: Kafka18723Strict, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
+			{Name: Kafka18723SendSide, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
 		},
 		Properties: props,
 		Versions:   kafkaVersions(),
 		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
 		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
+		Guards:     kafkaGuards(),
 		Build:      buildKafka,
 		// model/symmetry.go: every election takes the first candidate in assignment order, so
 		// brokers are interchangeable only where no election by that order can happen.
@@ -105,6 +121,9 @@ func kafkaFamily() Family {
 					return fmt.Errorf("without: %s is in no release line (a proposal, not a shipped fix)", name)
 				}
 			}
+			if _, err := guardBits(cfg.Mutate, model.GuardByName); err != nil {
+				return err
+			}
 			c := KafkaConfig(cfg)
 			return c.Validate()
 		},
@@ -114,6 +133,7 @@ func kafkaFamily() Family {
 // KafkaConfig is the model configuration a resolved spec configuration describes.
 func KafkaConfig(cfg Config) model.Config {
 	v := cfg.Values
+	mutate, _ := guardBits(cfg.Mutate, model.GuardByName) // an unknown name: Validate's error
 	return model.Config{
 		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
 		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"],
@@ -126,7 +146,16 @@ func KafkaConfig(cfg Config) model.Config {
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
 		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
+		Mutate: mutate,
 	}
+}
+
+func kafkaGuards() []GuardInfo {
+	var out []GuardInfo
+	for _, g := range model.Guards {
+		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.Kafka})
+	}
+	return out
 }
 
 // versionName is the name of the version at index i of model.VersionNames.
@@ -150,6 +179,9 @@ func withoutBits(without map[string]bool) uint8 {
 }
 
 func buildKafka(cfg Config) (checker.Runnable, error) {
+	if _, err := guardBits(cfg.Mutate, model.GuardByName); err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
 	m, err := model.New(KafkaConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)

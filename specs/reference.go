@@ -46,6 +46,7 @@ func referenceFamily() Family {
 			{Name: "ValidHighWatermark", Kind: checker.Invariant, Ref: "AsyncIsr.tla",
 				Doc: "every member of the controller's ISR has reached the leader's high watermark"},
 		},
+		Guards:   referenceGuards(),
 		Symmetry: true,
 		Build:    buildReference,
 		Validate: validateReference,
@@ -54,20 +55,40 @@ func referenceFamily() Family {
 
 func validateReference(cfg Config) error {
 	v := reference.Variant(cfg.Values["variant"])
+	bits, err := guardBits(cfg.Mutate, reference.GuardByName)
+	if err != nil {
+		return err
+	}
 	if v == reference.AsyncIsr {
+		if bits != 0 {
+			return fmt.Errorf("mutate: the named guards are Kip320's; variant AsyncIsr has none")
+		}
 		return reference.AsyncConfig{Replicas: cfg.Values["replicas"], MaxOffset: cfg.Values["max_offset"],
 			MaxVersion: cfg.Values["max_version"]}.Validate()
 	}
 	return reference.Config{Variant: v, Replicas: cfg.Values["replicas"], LogSize: cfg.Values["log_size"],
-		MaxRecords: cfg.Values["max_records"], MaxLeaderEpoch: cfg.Values["max_leader_epoch"]}.Validate()
+		MaxRecords: cfg.Values["max_records"], MaxLeaderEpoch: cfg.Values["max_leader_epoch"], Mutate: bits}.Validate()
+}
+
+func referenceGuards() []GuardInfo {
+	var out []GuardInfo
+	for _, g := range reference.Guards {
+		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.TLA})
+	}
+	return out
 }
 
 func buildReference(cfg Config) (checker.Runnable, error) {
 	v := reference.Variant(cfg.Values["variant"])
+	if err := validateReference(cfg); err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
 	if v == reference.AsyncIsr {
 		return buildAsyncIsr(cfg)
 	}
+	bits, _ := guardBits(cfg.Mutate, reference.GuardByName)
 	m, err := reference.New(reference.Config{
+		Mutate:         bits,
 		Variant:        v,
 		Replicas:       cfg.Values["replicas"],
 		LogSize:        cfg.Values["log_size"],

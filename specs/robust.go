@@ -32,7 +32,7 @@ func (c *Check) NeighbourConfig(n Neighbour) Config {
 		vals[k] = x
 	}
 	vals[n.Param] += n.Delta
-	return Config{Values: vals, Switches: c.Config.Switches, Without: c.Config.Without, Properties: c.Config.Properties}
+	return Config{Values: vals, Switches: c.Config.Switches, Without: c.Config.Without, Mutate: c.Config.Mutate, Properties: c.Config.Properties}
 }
 
 // parseNeighbour reads an entry KEY+N or KEY-N (N >= 1, no sign or leading zero).
@@ -260,4 +260,17 @@ func stringEnd(s string, i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Mutant is check c with guard turned off as well (Config.Mutate): the check kmc mutate
+// runs for that guard. Its expectations are c's; the caller compares what it needs.
+func (c *Check) Mutant(guard string) Check {
+	m := *c
+	mu := map[string]bool{guard: true}
+	for g := range c.Config.Mutate {
+		mu[g] = true
+	}
+	m.Config.Mutate = mu
+	m.Mutate = append(append([]string(nil), c.Mutate...), guard)
+	return m
 }

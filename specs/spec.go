@@ -40,6 +40,7 @@ type Spec struct {
 	Options    checker.Options   // from [limits] and [options]
 	Fairness   []FairnessSetting // from [fairness], sorted by kind
 	Checks     []Check
+	kindNames  []string // the model's kinds of action, built on demand (kinds)
 }
 
 // FairnessSetting overrides the fairness of one kind of action.
@@ -55,6 +56,7 @@ type Check struct {
 	Pos      Pos // of its [[check]] header
 	Fixes    []string
 	Without  []string // fixes of the model's release line taken out (the release just before them)
+	Mutate   []string // guards turned off (Family.Guards): a mutant of the protocol
 	Expect   checker.Verdict
 	Property string // the property expected to be violated
 	States   int64  // pinned distinct-state count; 0: not pinned
@@ -67,6 +69,9 @@ type Check struct {
 	// neighbour of a check that expects violated(P) must be violated(P) too; one of a
 	// check that expects ok must not be violated. Their counts are not pinned.
 	Robust []Neighbour
+	// PinVacuous is true when the check pins its vacuity (vacuous = false or true), with
+	// WantVacuous the value: the suite then compares it with Spec.Vacuity of an ok result.
+	PinVacuous, WantVacuous bool
 }
 
 // DeadlockProperty is the name a deadlock is reported under.
@@ -270,7 +275,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "without", "expect", "property", "states", "depth", "constants", "faults", "robust"}
+var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -715,6 +720,19 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 		}
 		ck.Without = without
+		mutate, _ := v.strList(c, prefix, "mutate")
+		if famOK {
+			for _, g := range mutate { // strList reports a name given twice
+				if !fam.hasGuard(g) {
+					want := "the model has none"
+					if len(fam.Guards) > 0 {
+						want = "want one of " + strings.Join(fam.GuardNames(), ", ")
+					}
+					v.errVal(prefix+".mutate", "unknown guard "+strconv.Quote(g)+"; "+want+DidYouMean(g, fam.GuardNames()), nil)
+				}
+			}
+		}
+		ck.Mutate = mutate
 		if e, ok := v.str(c, prefix, "expect", true); ok {
 			switch checker.Verdict(e) {
 			case checker.OK, checker.Violated, checker.Incomplete:
@@ -745,6 +763,12 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		if n, ok := v.integer(c, prefix, "depth", 1, maxInt); ok {
 			ck.Depth = int(n)
 		}
+		if b, ok := v.boolean(c, prefix, "vacuous"); ok {
+			if ck.Expect != "" && ck.Expect != checker.OK {
+				v.errVal(prefix+".vacuous", `only allowed when expect = "ok"`, b)
+			}
+			ck.PinVacuous, ck.WantVacuous = true, b
+		}
 		vals := map[string]int{}
 		for k, n := range base {
 			vals[k] = n
@@ -766,7 +790,14 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 			wo[f] = true
 		}
-		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Properties: append([]string(nil), s.Properties...)}
+		var mu map[string]bool
+		for _, g := range mutate {
+			if mu == nil {
+				mu = map[string]bool{}
+			}
+			mu[g] = true
+		}
+		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Mutate: mu, Properties: append([]string(nil), s.Properties...)}
 		if famOK {
 			ck.Robust = v.robust(c, prefix, fam, &ck)
 		}
@@ -872,6 +903,11 @@ func (f Family) validConfig(cfg Config) error {
 	for name := range cfg.Without {
 		if !f.hasSwitch(name) {
 			return fmt.Errorf("bad switch %s in without", name)
+		}
+	}
+	for name, off := range cfg.Mutate {
+		if !f.hasGuard(name) || !off {
+			return fmt.Errorf("bad guard %s in mutate", name)
 		}
 	}
 	for name, on := range cfg.Switches {

@@ -162,6 +162,30 @@ color = 1
 			`s.toml:26:8: check[1].name: duplicate check name; first at s.toml:21:8 (got "a")`,
 			`s.toml:28:12: check[1].property: only allowed when expect = "ok"... `,
 		}, "\n")},
+		// Reference: issue 16. A guard the model does not name, named twice, or one with no
+		// code path in the check's version; vacuous pinned on a check that expects a violation.
+		{"mutate", `model = "twophase"
+properties = ["TCConsistent"]
+[[check]]
+name = "a"
+expect = "ok"
+mutate = ["CommitAllPrepare", "AbortInit", "AbortInit"]
+[[check]]
+name = "b"
+expect = "violated"
+property = "TCConsistent"
+vacuous = false
+`, nil, strings.Join([]string{
+			`s.toml:6:10: check[0].mutate: duplicate name "AbortInit"`,
+			`s.toml:6:10: check[0].mutate: unknown guard "CommitAllPrepare"; want one of CommitAllPrepared, AbortInit; did you mean "CommitAllPrepared"?`,
+			`s.toml:11:11: check[1].vacuous: only allowed when expect = "ok" (got false)`}, "\n")},
+		{"mutate version", `model = "kafka"
+properties = ["NoCommittedDataLoss"]
+[[check]]
+name = "a"
+expect = "ok"
+mutate = ["FetchResponseEpoch"]
+`, nil, `s.toml:3:1: check[0]: mutate: guard FetchResponseEpoch needs KAFKA-18991 (4.1); version 3.9`},
 	}
 	// The last line above is a placeholder corrected below: keep the table readable.
 	tests[3].want = strings.Replace(tests[3].want,
@@ -172,7 +196,7 @@ color = 1
 			`s.toml:31:7: check[1].constants.rms: must be an integer, not a string (got "three")`,
 			`s.toml:34:8: check[2].name: must be an identifier (letters, digits, _ and -) (got "9lives")`,
 			`s.toml:35:10: check[2].expect: must be "ok", "violated" or "incomplete" (got "maybe")`,
-			`s.toml:36:1: check[2].color: unknown key; want one of name, fixes, without, expect, property, states, depth, constants, faults, robust`,
+			`s.toml:36:1: check[2].color: unknown key; want one of name, fixes, without, mutate, expect, property, states, depth, vacuous, constants, faults, robust`,
 		}, "\n"), 1)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,6 +88,7 @@ func MergeOptions(spec, over checker.Options, forceMemory bool) checker.Options 
 		o.SpillDir = over.SpillDir
 	}
 	o.Deadlock = o.Deadlock || over.Deadlock
+	o.Vacuity = o.Vacuity || over.Vacuity
 	o.Symmetry = o.Symmetry || over.Symmetry
 	o.Progress, o.ProgressEvery, o.Stop = over.Progress, over.ProgressEvery, over.Stop
 	return o
@@ -173,6 +174,7 @@ func (c *Check) CompareNeighbour(n Neighbour, r checker.Result) string {
 // report says so.
 func RunSuite(dir string, opts checker.Options, w io.Writer) (SuiteReport, error) {
 	var rep SuiteReport
+	opts.Vacuity = true // a pinned vacuous = false is compared (Check.CompareVacuous)
 	paths, err := FindSpecs(dir)
 	if err != nil {
 		return rep, err
@@ -241,11 +243,18 @@ run:
 			row(s.Path, c.Name, c.Expected(), Outcome(res.Verdict, res.Property),
 				strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(ResultDepth(res)), FormatElapsed(res.Stats.Elapsed))
 			diffs := c.Compare(res)
+			why := s.Vacuity(c.Config, res)
+			if d := c.CompareVacuous(res, why); d != "" && len(diffs) == 0 {
+				diffs = append(diffs, d)
+			}
 			if len(diffs) > 0 {
 				rep.Mismatches++
 			}
 			for _, d := range diffs {
 				fmt.Fprintf(w, "  mismatch: %s\n", d)
+			}
+			if len(why) > 0 && !(c.PinVacuous && c.WantVacuous) && len(diffs) == 0 {
+				fmt.Fprintf(w, "  vacuous: %s\n", strings.Join(why, "; "))
 			}
 			if res.Verdict == checker.Incomplete && res.Reason != "" && c.Expect != checker.Incomplete {
 				fmt.Fprintf(w, "  incomplete: %s\n", res.Reason)

@@ -20,7 +20,7 @@ func twoPhaseFamily() Family {
 			{Name: "rms", Doc: "number of resource managers", Kind: Int, Min: 2, Max: twophase.MaxRM, Default: 3},
 		},
 		Switches: []Switch{
-			{Name: TwoPhaseFix, Doc: "TMCommit waits until every RM has prepared (off: a planted bug, the TM may commit early)"},
+			{Name: TwoPhaseFix, Kinds: []string{"TMCommit"}, Doc: "TMCommit waits until every RM has prepared (off: a planted bug, the TM may commit early)"},
 		},
 		Properties: []PropertyInfo{
 			{Name: "TCConsistent", Kind: checker.Invariant, Ref: "TCommit.tla",
@@ -30,6 +30,7 @@ func twoPhaseFamily() Family {
 			{Name: "NotAllCommitted", Kind: checker.Invariant,
 				Doc: "planted, for tests: not every resource manager has committed (violated in 3N+2 states)"},
 		},
+		Guards:   twoPhaseGuards(),
 		Symmetry: true, // resource managers are interchangeable (twophase.Model.Canonicalize)
 		Build:    buildTwoPhase,
 	}
@@ -42,6 +43,11 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 	}
 	m := twophase.New(n)
 	m.EarlyCommit = !cfg.Switches[TwoPhaseFix]
+	bits, err := guardBits(cfg.Mutate, twophase.GuardByName)
+	if err != nil {
+		return nil, fmt.Errorf("twophase: %w", err)
+	}
+	m.Mutate = bits
 	var props []checker.Property[twophase.State]
 	for _, name := range cfg.Properties {
 		var f func(s *twophase.State) bool
@@ -59,4 +65,12 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
 	return bind[twophase.State](m, props, cfg), nil
+}
+
+func twoPhaseGuards() []GuardInfo {
+	var out []GuardInfo
+	for _, g := range twophase.Guards {
+		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.TLA})
+	}
+	return out
 }

@@ -207,6 +207,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		opts.Progress = out.progress
 		opts.Phase = out.phase
 		opts.Coverage = f.coverage
+		opts.Vacuity = true // Vacuity ignores it with --resume: a resumed search saw part of the steps
 		out.weak, out.strong, out.live = fairnessOf(r, opts)
 		var ck *checkpointer
 		if f.checkpoint != "" || resumed != nil {
@@ -480,7 +481,8 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	}
 }
 
-// configString describes a check's configuration: constants, faults and fixes.
+// configString describes a check's configuration: constants, faults, fixes and the guards
+// turned off.
 func configString(spec *specs.Spec, c *specs.Check) string {
 	var parts []string
 	for _, ps := range [][]specs.Param{spec.Family.Constants, spec.Family.Faults} {
@@ -495,7 +497,11 @@ func configString(spec *specs.Spec, c *specs.Check) string {
 	if len(c.Fixes) > 0 {
 		fixes = strings.Join(c.Fixes, ",")
 	}
-	return strings.Join(append(parts, "fixes="+fixes), " ")
+	parts = append(parts, "fixes="+fixes)
+	if len(c.Mutate) > 0 {
+		parts = append(parts, "mutate="+strings.Join(c.Mutate, ","))
+	}
+	return strings.Join(parts, " ")
 }
 
 func paramValue(p specs.Param, v int) string {
@@ -569,6 +575,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if o.live {
 			ev["fairness"] = map[string]any{"weak": o.weak, "strong": o.strong}
 		}
+		if res.Verdict == checker.OK {
+			ev["vacuous"] = append([]string{}, spec.Vacuity(c.Config, res)...)
+		}
 		if res.Coverage != nil {
 			var cov []map[string]any
 			for _, k := range res.Coverage {
@@ -619,8 +628,13 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	if o.live {
 		fmt.Fprintln(w, fairnessText(o.weak, o.strong))
 	}
-	got := specs.Outcome(res.Verdict, res.Property)
-	if diffs := c.Compare(res); len(diffs) > 0 {
+	why := spec.Vacuity(c.Config, res)
+	got := specs.VacuousText(res.Verdict, res.Property, why)
+	diffs := c.Compare(res)
+	if d := c.CompareVacuous(res, why); d != "" && len(diffs) == 0 {
+		diffs = append(diffs, d)
+	}
+	if len(diffs) > 0 {
 		fmt.Fprintf(w, "Result: %s; the spec expects %s (%s)\n", got, c.Expected(), strings.Join(diffs, "; "))
 	} else {
 		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)

@@ -132,6 +132,11 @@ func searchConfig(spec *specs.Spec, c *specs.Check, opts checker.Options) []stri
 	if len(fixes) == 0 {
 		fixes = []string{"none"}
 	}
+	if len(c.Mutate) > 0 { // only when set, so that checkpoints of other checks keep their form
+		mu := slices.Clone(c.Mutate)
+		slices.Sort(mu)
+		lines = append(lines, "mutate="+strings.Join(mu, ","))
+	}
 	lines = append(lines, "fixes="+strings.Join(fixes, ","), "properties="+strings.Join(c.Config.Properties, ","),
 		"options.deadlock="+strconv.FormatBool(opts.Deadlock), "options.symmetry="+strconv.FormatBool(opts.Symmetry))
 	for _, f := range spec.Fairness {

@@ -93,6 +93,12 @@ func writeFamily(w io.Writer, f specs.Family) {
 	for _, s := range f.Switches {
 		fmt.Fprintf(w, "    %s\n        %s\n", s.Name, s.Doc)
 	}
+	if len(f.Guards) > 0 {
+		fmt.Fprintln(w, "  guards (kmc mutate turns one off; a check's `mutate` names those it turns off):")
+		for _, g := range f.Guards {
+			fmt.Fprintf(w, "    %s\n        %s\n        %s\n", g.Name, g.Doc, g.Ref)
+		}
+	}
 	fmt.Fprintln(w, "  properties:")
 	for _, p := range f.Properties {
 		ref := ""

@@ -39,6 +39,7 @@ var commands = []command{
 	{"simulate", "take random walks through a spec's model for bounds too large to check exhaustively", runSimulate},
 	{"suite", "run every check of every spec under a folder and compare with its expectation", runSuite},
 	{"sweep", "run one check over a grid of constants and fault budgets and tabulate the verdicts", runSweep},
+	{"mutate", "turn each named protocol guard off in turn and say which property catches it", runMutate},
 	{"list", "list the model families: constants, faults, switches and properties", runList},
 	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
 	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},

@@ -69,6 +69,18 @@ func TestCLI(t *testing.T) {
 		// liveness property the search refuses it (incomplete), never silently unsound.
 		{"check-symmetry-kafka", []string{"check", kafka14154, "--check", "buggy", "--symmetry"}, exitIncomplete},
 		{"list", []string{"list", "twophase"}, exitOK},
+		// Reference: issue 16. kmc mutate turns each guard off in turn: two-phase commit's
+		// known-bug guard is caught by TCConsistent; a check that fails as it is cannot
+		// catch a mutant; a misspelt guard is bad usage. A passing check that tested
+		// nothing says so.
+		{"mutate-twophase", []string{"mutate", spec, "--check", "fixed", "--workers", "1"}, exitOK},
+		{"mutate-twophase-json", []string{"mutate", spec, "--check", "fixed", "--workers", "2", "--format", "json"}, exitOK},
+		{"mutate-one-guard", []string{"mutate", spec, "--check", "fixed", "--guard", "CommitAllPrepared", "--workers", "1"}, exitOK},
+		{"mutate-baseline-violated", []string{"mutate", spec, "--check", "buggy", "--workers", "1"}, exitUsage},
+		{"mutate-unknown-guard", []string{"mutate", spec, "--check", "fixed", "--guard", "CommitAllPrepare"}, exitUsage},
+		{"help-mutate", []string{"mutate", "--help"}, exitOK},
+		{"check-vacuous", []string{"check", kafka14154, "--check", "fixed", "--set", "max_epoch=1", "--workers", "1"}, exitOK},
+		{"check-vacuous-json", []string{"check", kafka14154, "--check", "fixed", "--set", "max_epoch=1", "--workers", "1", "--format", "json"}, exitOK},
 		{"suite-ok", []string{"suite", "testdata/suite-ok", "--workers", "2"}, exitOK},
 		{"suite-mismatch", []string{"suite", "testdata/suite-mismatch", "--workers", "2"}, exitInternal},
 		{"suite-bad", []string{"suite", "testdata/suite-bad"}, exitUsage},

@@ -308,3 +308,26 @@ func TestPointError(t *testing.T) {
 		t.Errorf("wrapped: got %q, want %q", got, want)
 	}
 }
+
+// Reference: issue 16. An interrupt as the second guard starts: the baseline and the first
+// guard are in the table, the second never runs, and kmc mutate exits 3.
+func TestMutateInterrupted(t *testing.T) {
+	saved := newStop
+	defer func() { newStop = saved }()
+	stop := make(chan struct{})
+	newStop = func() (<-chan struct{}, func()) { return stop, func() {} }
+	stderr := &stopOnWrite{trigger: "mutate: guard 2/2: ", stop: stop}
+	var stdout bytes.Buffer
+	code := run([]string{"mutate", spec, "--check", "fixed", "--workers", "1"}, &stdout, stderr)
+	if code != exitIncomplete {
+		t.Errorf("exit code: got %d, want %d\n%s%s", code, exitIncomplete, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "\nCommitAllPrepared  caught ") || strings.Contains(out, "\nAbortInit ") ||
+		!strings.HasSuffix(out, "interrupted after 1 of 2 guards: 1 caught, 0 not covered, 0 n/a\n") {
+		t.Errorf("stdout: got\n%s\nwant the row of CommitAllPrepared, none of AbortInit, and the interrupt", out)
+	}
+	if got := stderr.String(); strings.Contains(got, "guard 2/2 done") || !strings.Contains(got, "kmc: mutate: interrupted") {
+		t.Errorf("stderr: got\n%s\nwant no second guard done and the interrupt", got)
+	}
+}

@@ -273,8 +273,9 @@ func (m *Model) next(k int, s *State, succ []State, acts []uint64) ([]State, []u
 				case kLeaderExpandIsrBetterFencing:
 					ok = s.isFollowerCaughtUpToLeaderEpoch(l, f, hw) && s.hasHighWatermarkReachedCurrentEpoch(l)
 				default:
-					ok = s.isFollowingLeaderEpoch(l, f) && s.hasFollowerReachedHighWatermark(l, f) &&
-						s.hasHighWatermarkReachedCurrentEpoch(l)
+					ok = (s.isFollowingLeaderEpoch(l, f) || m.off(GuardExpandFollowerEpoch)) &&
+						(s.hasFollowerReachedHighWatermark(l, f) || m.off(GuardExpandFollowerHW)) &&
+						(s.hasHighWatermarkReachedCurrentEpoch(l) || m.off(GuardExpandHWInEpoch))
 				}
 				if ok {
 					quorumUpdateLeaderAndIsr(push(s, &succ, &acts, code(k, l, f, 0)), l, isr.With(f))
@@ -305,7 +306,7 @@ func (m *Model) next(k int, s *State, succ []State, acts []uint64) ([]State, []u
 			default:
 				ok = s.hasOffset(l, hw)
 				for f := 0; ok && f < n; f++ {
-					ok = !isr.Has(f) || (s.isFollowingLeaderEpoch(l, f) && s.hasOffset(f, hw))
+					ok = !isr.Has(f) || ((s.isFollowingLeaderEpoch(l, f) || m.off(GuardIncHWFollowerEpoch)) && s.hasOffset(f, hw))
 				}
 			}
 			if ok {
@@ -335,7 +336,7 @@ func (m *Model) next(k int, s *State, succ []State, acts []uint64) ([]State, []u
 				case kFollowerFetch:
 					ok = s.isFollowerCaughtUpToLeaderEpoch(l, f, fe)
 				default:
-					ok = s.isFollowingLeaderEpoch(l, f)
+					ok = s.isFollowingLeaderEpoch(l, f) || m.off(GuardFetchLeaderEpoch)
 				}
 				if !ok || !s.hasOffset(l, fe) {
 					continue
@@ -414,7 +415,7 @@ func (m *Model) becomeFollower(k int, s *State, succ []State, acts []uint64) ([]
 				case kBecomeFollowerTruncateKip279:
 					off = s.firstNonMatchingOffsetFromTail(l, r)
 				case kFencedBecomeFollowerAndTruncate:
-					if !s.presumes(l) || s.Replicas[l].LeaderEpoch != int8(e) {
+					if (!s.presumes(l) || s.Replicas[l].LeaderEpoch != int8(e)) && !m.off(GuardBecomeFollowerLeaderEpoch) {
 						continue
 					}
 					off = s.firstNonMatchingOffsetFromTail(l, r)

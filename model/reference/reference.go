@@ -71,6 +71,9 @@ type Config struct {
 	LogSize        int
 	MaxRecords     int
 	MaxLeaderEpoch int
+	// Mutate turns named guards off, bit GuardBit(g) for guard g (guards.go): a mutation,
+	// for kmc mutate. Zero for the module as written.
+	Mutate uint32
 }
 
 // Validate reports whether c is within the limits of the port.
@@ -90,6 +93,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxLeaderEpoch < 0 || c.MaxLeaderEpoch > MaxMaxLeaderEpoch {
 		errs = append(errs, fmt.Errorf("max leader epoch: must be 0..%d (got %d)", MaxMaxLeaderEpoch, c.MaxLeaderEpoch))
+	}
+	if err := c.validateMutate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -94,6 +94,9 @@ type Model struct {
 	// EarlyCommit plants a bug: TMCommit no longer waits until every RM is prepared.
 	// TCConsistent is then violated. Off, the model is TwoPhase.tla.
 	EarlyCommit bool
+	// Mutate turns named guards off, bit GuardBit(g) for guard g (guards.go), for kmc
+	// mutate; zero for TwoPhase.tla.
+	Mutate uint32
 }
 
 // New returns a model with n RMs; it panics when n is outside 1..MaxRM.
@@ -112,13 +115,13 @@ func (m *Model) Init(buf []State) []State { return append(buf, State{}) }
 // Next appends the successors of s in a fixed order: TMCommit, TMAbort, then for each RM
 // TMRcvPrepared, RMPrepare, RMChooseToAbort, RMRcvCommitMsg, RMRcvAbortMsg.
 func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) {
-	if s.TM == TMInit && (m.EarlyCommit || s.TMPrepared == m.all()) {
+	if s.TM == TMInit && (m.EarlyCommit || s.TMPrepared == m.all() || m.off(GuardCommitAllPrepared)) {
 		t := *s
 		t.TM = TMCommitted
 		t.MsgCommit = true
 		succ, acts = append(succ, t), append(acts, Action(KindTMCommit, 0))
 	}
-	if s.TM == TMInit {
+	if s.TM == TMInit || (s.TM != TMAborted && m.off(GuardAbortInit)) {
 		t := *s
 		t.TM = TMAborted
 		t.MsgAbort = true

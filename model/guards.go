@@ -1,0 +1,157 @@
+package model
+
+import "strconv"
+
+// The model's named protocol guards: each is a condition of Kafka's code that refuses a step
+// (or a part of one) to prevent a known hazard. A mutation turns one off (Config.Mutate):
+// the step is then taken where the guard would have refused it, so that a check shows
+// whether some property depends on the guard (kmc mutate). The actions read a guard only
+// where its condition fails, as one AND of Config.Mutate (Model.off): the normal path costs
+// nothing.
+
+// Guard is the index of a named guard in Guards.
+type Guard uint8
+
+// The guards, in Guards order.
+const (
+	GuardAppendMinISR Guard = iota
+	GuardFetchLeaderEpoch
+	GuardFetchDivergence
+	GuardISRJoinHW
+	GuardISRJoinLESO
+	GuardFetchResponseOffset
+	GuardFetchResponseEpoch
+	GuardFetcherNewEpoch
+	GuardLeaderAndIsrEpoch
+	GuardAlterPartitionLeaderEpoch
+	GuardAlterPartitionPartitionEpoch
+	GuardAlterPartitionBrokerEpoch
+	GuardAlterPartitionResponseEpoch
+	GuardStaleControllerEpoch
+	GuardZkVersion
+	NumGuards
+)
+
+// GuardInfo names a guard: Doc says what it refuses and the hazard it prevents, Kafka the
+// function and condition of Kafka's code (3.9 unless the guard came later) it follows.
+type GuardInfo struct {
+	Name, Doc, Kafka string
+}
+
+// Guards is the table of the model's guards, indexed by Guard.
+var Guards = [NumGuards]GuardInfo{
+	GuardAppendMinISR: {"AppendMinISR",
+		"the leader refuses an acks=all write while its ISR is below min.insync.replicas (an acknowledged record on too few replicas)",
+		"Partition.appendRecordsToLeader: inSyncSize < minIsr && requiredAcks == -1 -> NOT_ENOUGH_REPLICAS"},
+	GuardFetchLeaderEpoch: {"FetchLeaderEpoch",
+		"the leader serves a fetch or OffsetsForLeaderEpoch request only in its own leader epoch (a fenced follower reading a newer or older leader's log)",
+		"Partition.checkCurrentLeaderEpoch (KIP-320): localLeaderEpoch > remote -> FENCED_LEADER_EPOCH, < -> UNKNOWN_LEADER_EPOCH"},
+	GuardFetchDivergence: {"FetchDivergence",
+		"the leader answers a fetch whose lastFetchedEpoch ends elsewhere in its log with a diverging epoch instead of records (a follower appending after a divergent prefix)",
+		"Partition.fetchRecords: epochEndOffset.leaderEpoch < fetchEpoch || epochEndOffset.endOffset < fetchOffset -> divergingEpoch"},
+	GuardISRJoinHW: {"ISRJoinHW",
+		"a follower joins the ISR only when its log end offset is at least the leader's high watermark (an ISR member missing committed records)",
+		"Partition.isFollowerInSync: followerEndOffset >= leaderLog.highWatermark"},
+	GuardISRJoinLESO: {"ISRJoinLESO",
+		"a follower joins the ISR only when its log end offset is at least the leader epoch's start offset (KAFKA-7128: a follower that may still truncate)",
+		"Partition.isFollowerInSync: leaderEpochStartOffsetOpt.exists(followerEndOffset >= _)"},
+	GuardFetchResponseOffset: {"FetchResponseOffset",
+		"the follower uses a fetch response only for its current fetch offset and leader (records appended at the wrong offset)",
+		"AbstractFetcherThread.processFetchRequest: fetchPartitionData.fetchOffset == currentFetchState.fetchOffset"},
+	GuardFetchResponseEpoch: {"FetchResponseEpoch",
+		"the follower uses a fetch response only if its request was made in the current leader epoch (KAFKA-18991: a stale response rewriting the epoch cache)",
+		"AbstractFetcherThread.processFetchRequest (4.1, PR 19223): currentFetchState.currentLeaderEpoch == the request's"},
+	GuardFetcherNewEpoch: {"FetcherNewEpoch",
+		"a follower's fetcher is re-added (fetch state reset, response in flight dropped) only for a new leader or leader epoch",
+		"ReplicaManager.applyLocalFollowersDelta / makeFollowers: isNewLeaderEpoch -> partitionsToStartFetching"},
+	GuardLeaderAndIsrEpoch: {"LeaderAndIsrEpoch",
+		"a broker ignores a LeaderAndIsr whose leader epoch (or, at an equal epoch, partition epoch) is not newer than its own (stale metadata)",
+		"ReplicaManager.becomeLeaderOrFollower: requestLeaderEpoch > currentLeaderEpoch; Partition.makeLeader/makeFollower: partitionEpoch"},
+	GuardAlterPartitionLeaderEpoch: {"AlterPartitionLeaderEpoch",
+		"the controller rejects an AlterPartition from an older leader epoch (a deposed leader changing the ISR)",
+		"ReplicationControlManager.validateAlterPartitionData: leaderEpoch < partition.leaderEpoch -> FENCED_LEADER_EPOCH"},
+	GuardAlterPartitionPartitionEpoch: {"AlterPartitionPartitionEpoch",
+		"the controller rejects an AlterPartition based on an older partition epoch (an ISR change that undoes a newer one)",
+		"ReplicationControlManager.validateAlterPartitionData: partitionEpoch < partition.partitionEpoch -> INVALID_UPDATE_VERSION"},
+	GuardAlterPartitionBrokerEpoch: {"AlterPartitionBrokerEpoch",
+		"the controller rejects an ISR join whose broker epoch is not the joiner's current registration (KIP-903: a replica that lost its log after the fetch)",
+		"ReplicationControlManager.ineligibleReplicasForIsr: registration.epoch() != brokerState.brokerEpoch() -> INELIGIBLE_REPLICA"},
+	GuardAlterPartitionResponseEpoch: {"AlterPartitionResponseEpoch",
+		"the leader applies an AlterPartition response only in its leader epoch and at no older partition epoch (a stale ISR)",
+		"Partition.handleAlterPartitionUpdate: leaderAndIsr.leaderEpoch != leaderEpoch, leaderAndIsr.partitionEpoch < partitionEpoch"},
+	GuardStaleControllerEpoch: {"StaleControllerEpoch",
+		"a broker rejects a LeaderAndIsr from a controller epoch below the highest it has seen (a zombie controller's decisions)",
+		"ReplicaManager.becomeLeaderOrFollower: controllerEpoch < this.controllerEpoch -> STALE_CONTROLLER_EPOCH"},
+	GuardZkVersion: {"ZkVersion",
+		"a write of the partition state succeeds only at the zkVersion the writer read (a lost update of leader and ISR)",
+		"KafkaZkClient.updateLeaderAndIsr: SetDataRequest(path, data, leaderAndIsr.partitionEpoch) -> BADVERSION"},
+}
+
+// GuardByName returns the guard called name.
+func GuardByName(name string) (Guard, bool) {
+	for g := range Guards {
+		if Guards[g].Name == name {
+			return Guard(g), true
+		}
+	}
+	return 0, false
+}
+
+// GuardBit is the bit of Config.Mutate that turns guard g off.
+func GuardBit(g Guard) uint32 { return 1 << g }
+
+// off reports whether guard g is turned off (a mutation); read only where g's condition
+// fails.
+func (m *Model) off(g Guard) bool { return m.C.Mutate&(1<<g) != 0 }
+
+// guardIn says why guard g has no code path in configuration c (its mechanism is not in
+// the version, or needs the control plane), or "" when it has one.
+func (c *Config) guardIn(g Guard, p *Profile) string {
+	switch g {
+	case GuardFetchLeaderEpoch:
+		if !p.KIP320 {
+			return "needs KIP-320 (2.1)"
+		}
+	case GuardFetchDivergence:
+		if p.Truncation != TruncDivergingEpoch {
+			return "needs truncation by diverging epoch (2.7)"
+		}
+	case GuardISRJoinLESO:
+		if !p.ISRJoinLESO {
+			return "needs KAFKA-7128 (2.1)"
+		}
+	case GuardFetchResponseEpoch:
+		if !p.ResponseEpochGuard {
+			return "needs KAFKA-18991 (4.1)"
+		}
+	case GuardAlterPartitionLeaderEpoch, GuardAlterPartitionPartitionEpoch, GuardAlterPartitionResponseEpoch:
+		if !p.AlterPartition {
+			return "needs AlterPartition (KIP-497, 2.7)"
+		}
+	case GuardAlterPartitionBrokerEpoch:
+		if !p.KIP903 {
+			return "needs KIP-903 (3.5)"
+		}
+	case GuardStaleControllerEpoch, GuardZkVersion:
+		if c.Controllers < 2 && (g == GuardStaleControllerEpoch || p.AlterPartition) {
+			return "needs the control plane (controllers >= 2)"
+		}
+	}
+	return ""
+}
+
+// validateMutate checks that every guard turned off exists and has a code path in c.
+func (c *Config) validateMutate(p *Profile) error {
+	for g := Guard(0); g < 32; g++ {
+		if c.Mutate&(1<<g) == 0 {
+			continue
+		}
+		if g >= NumGuards {
+			return errString("model: mutate: no guard " + strconv.Itoa(int(g)))
+		}
+		if why := c.guardIn(g, p); why != "" {
+			return errString("model: mutate: guard " + Guards[g].Name + " " + why + "; version " + p.Name)
+		}
+	}
+	return nil
+}
