@@ -23,6 +23,7 @@ var VarDocs = map[string]string{
 	"acked":            "acknowledged records, <<offset, id>>: the producer was told they are committed (acks=all)",
 	"written":          "records the producer has written so far (max_records bounds it)",
 	"faults":           "fault budget used so far, per fault",
+	"kraft":            "with control_plane = kraft: the quorum epoch and the old active controller until it renounces, fenced and shutting-down brokers, KIP-966 ELR and last known ELR, the metadata log's unread records after its snapshot, each broker's unread count and the quorum epoch its controller channel targets",
 	"controlPlane":     "with the control plane: /controller_epoch and its version, each controller incarnation (host broker, epoch, active, session, cache, event queue) and what each broker knows of the controller",
 }
 
@@ -61,4 +62,10 @@ var KindDocs = map[string]string{
 	"NetworkLoseControlMessage":          "(b, x): an AlterPartition request (x = 0) or its response (x = 1) of b is lost and will be re-sent (fault budget control_loss)",
 	"ControllerElect":                    "(b): after its host crashed, broker b becomes the controller (controller_host_crash)",
 	"NetworkReadGarbage":                 "(l, f): a read by byte position starts inside a batch: f gets bytes that fail their CRC (record_sizes)",
+	"ControllerRegisterBroker":           "(b): KRaft: the active controller registers restarted broker b with a new broker epoch, fenced (with ELR it first drops b from the ISR and ELR: unclean shutdown)",
+	"BrokerReplayMetadata":               "(b): KRaft: broker b replays its next metadata record and acts on a partition change (ReplicaManager.applyDelta)",
+	"ControllerUnfenceBroker":            "(b): KRaft: b's heartbeat shows it replayed its registration; the controller unfences it and elects it for a leaderless partition",
+	"ControllerFenceBroker":              "(b): KRaft: down broker b's session expires; the controller removes it from the ISR and its leadership and fences it",
+	"ControllerQuorumFailover":           "(e): KRaft: the controller quorum elects a new leader in epoch e; the old active controller cannot commit (fault budget quorum_failover)",
+	"ControllerRenounce":                 "(e): KRaft: the old active controller of epoch e learns of the new quorum leader and renounces",
 }
