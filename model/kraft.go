@@ -189,8 +189,10 @@ func (k *KRaft) caughtUp(b int) bool {
 
 // replayOne makes broker b read its next record (the metadata loader; BrokerMetadata
 // Publisher publishes the delta). A broker that is up and registered acts on a partition
-// change (ReplicaManager.applyDelta -> makeLeader / makeFollower) and on the first image
-// after its restart; it learns a new quorum leader from a LeaderChange (the raft client's
+// change (ReplicaManager.applyDelta -> makeLeader / makeFollower); after a restart it
+// publishes its first image only once it has replayed its own registration (BrokerServer.
+// startup waits for lifecycleManager.initialCatchUpFuture: the controller's heartbeat
+// response says it is caught up), so that a stale image never makes it leader; it learns a new quorum leader from a LeaderChange (the raft client's
 // leader, which RaftControllerNodeProvider gives NodeToControllerChannelManager).
 func (m *Model) replayOne(t *State, b int) {
 	k := &t.KR
@@ -200,7 +202,8 @@ func (m *Model) replayOne(t *State, b int) {
 		k.Known[b] = rec.Broker
 	}
 	r := &t.B[b]
-	if r.Alive && !r.Register && (rec.Kind == RecPartition || r.Role == RoleNone) {
+	if r.Alive && !r.Register && ((rec.Kind == RecPartition && r.Role != RoleNone) ||
+		(r.Role == RoleNone && k.caughtUp(b))) {
 		m.publishImage(t, b)
 	}
 }
@@ -334,17 +337,16 @@ func (m *Model) kraftSteps(g *gen) {
 				g.retract()
 				g.cutStep(a, BoundMaxEpoch)
 			} else {
-				t.B[b].Register = false
 				t.Ctrl.BEpoch[b]++
 				t.KR.Fenced |= bit(b)
 				m.appendRec(t, MetaRec{Kind: RecRegister, Broker: uint8(b)})
-				m.compact(t)
+				t.B[b].Register = false
 			}
 		}
 		// BrokerReplayMetadata(b): b's metadata loader reads its next record; or, after a
 		// restart with nothing new to read, publishes its image for the first time
 		// (BrokerMetadataPublisher's first publish, once registered).
-		if r.Alive && !r.Register && (k.Lag[b] > 0 || (r.Role == RoleNone && k.image(b).Leader != 0)) {
+		if r.Alive && !r.Register && (k.Lag[b] > 0 || (r.Role == RoleNone && k.image(b).Leader != 0 && k.caughtUp(b))) {
 			t := g.emit(act1(KindBrokerReplayMetadata, b))
 			if t.KR.Lag[b] > 0 {
 				m.replayOne(t, b)
