@@ -79,7 +79,12 @@ type KRaft struct {
 	Epoch  uint8
 	Zombie bool
 	Old    Controller
-	Known  [MaxBrokers]uint8 // the KRaft epoch of the controller broker b's channel targets
+	Known  [MaxBrokers]uint8 // the KRaft epoch of the quorum leader broker b's raft client knows
+	// Cached is the KRaft epoch of the controller broker b's NodeToControllerChannelManager
+	// has cached (0: none): it keeps it until a disconnect or a NOT_CONTROLLER answer, even
+	// when the raft client knows a newer leader (NodeToControllerRequestThread.doWork looks
+	// the controller up only while none is cached).
+	Cached [MaxBrokers]uint8
 	Fenced uint8             // registered brokers that are fenced
 	Down   uint8             // brokers in controlled shutdown
 	// ELR and LastELR are KIP-966's eligible leader replicas and last known ELR.
@@ -119,7 +124,7 @@ func (m *Model) krInit(s *State) {
 	k.Epoch = 1
 	k.Snap = partitionRec(&s.Ctrl)
 	for b := 0; b < m.nb(); b++ {
-		k.Known[b] = 1
+		k.Known[b], k.Cached[b] = 1, 1
 	}
 }
 
@@ -384,10 +389,14 @@ func (m *Model) kraftSteps(g *gen) {
 			m.fenceStep(g, b, act1(KindControllerFenceBroker, b), -1)
 		}
 		// BrokerSendAlterPartition(b): AlterPartitionManager hands the queued request to
-		// NodeToControllerChannelManager, which sends it to the controller it knows.
+		// NodeToControllerChannelManager, which sends it to the controller it has cached, or
+		// first caches the raft client's leader (RaftControllerNodeProvider).
 		if j := s.Net.findAlter(uint8(b), 0); j >= 0 && r.Alive {
 			t := g.emit(act1(KindBrokerSendAlterPartition, b))
-			t.Net.Msgs[j].End = k.Known[b]
+			if t.KR.Cached[b] == 0 {
+				t.KR.Cached[b] = k.Known[b]
+			}
+			t.Net.Msgs[j].End = t.KR.Cached[b]
 			t.Net.resort(j)
 		}
 		// ControllerHandleAlterPartition(b).

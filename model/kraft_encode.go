@@ -20,7 +20,7 @@ func (m *Model) encodeKR(s *State, buf []byte) []byte {
 		buf = append(buf, r.Kind<<4|r.Broker, r.Leader<<4|r.Epoch, r.PEpoch, r.ISR)
 	}
 	for b := 0; b < m.nb(); b++ {
-		buf = append(buf, k.Lag[b]<<4|k.Known[b])
+		buf = append(buf, k.Lag[b]<<4|k.Known[b], k.Cached[b])
 	}
 	if k.Zombie {
 		o := &k.Old
@@ -52,6 +52,7 @@ func (m *Model) decodeKR(buf []byte, s *State) {
 	for b := 0; b < m.nb(); b++ {
 		v = next()
 		k.Lag[b], k.Known[b] = v>>4, v&15
+		k.Cached[b] = next()
 	}
 	if k.Zombie {
 		o := &k.Old
@@ -96,6 +97,8 @@ func (m *Model) appendKRaft(s *State, buf []byte) []byte {
 	buf = m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(k.Lag[b])) })
 	buf = append(buf, `,"knownQuorumEpoch":`...)
 	buf = m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(k.Known[b])) })
+	buf = append(buf, `,"cachedControllerEpoch":`...)
+	buf = m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(k.Cached[b])) })
 	return append(buf, '}')
 }
 
@@ -196,6 +199,8 @@ func (m *Model) formatKR(s *State, buf []byte) []byte {
 			buf = append(buf, ' ')
 		}
 		buf = strconv.AppendInt(buf, int64(k.Known[b]), 10)
+		buf = append(buf, '/')
+		buf = strconv.AppendInt(buf, int64(k.Cached[b]), 10)
 	}
 	return append(buf, "]\n"...)
 }
