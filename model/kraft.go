@@ -85,8 +85,8 @@ type KRaft struct {
 	// when the raft client knows a newer leader (NodeToControllerRequestThread.doWork looks
 	// the controller up only while none is cached).
 	Cached [MaxBrokers]uint8
-	Fenced uint8             // registered brokers that are fenced
-	Down   uint8             // brokers in controlled shutdown
+	Fenced uint8 // registered brokers that are fenced
+	Down   uint8 // brokers in controlled shutdown
 	// ELR and LastELR are KIP-966's eligible leader replicas and last known ELR.
 	ELR, LastELR uint8
 	Losses       uint8 // session_loss used
