@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // kraftConfig is a KRaft configuration with every KRaft step and fault enabled.
 func kraftConfig(elr bool) Config {
@@ -71,5 +74,43 @@ func TestKRaftEncodingAndInvariants(t *testing.T) {
 		if len(states) < 20000 {
 			t.Errorf("elr=%v: only %d states reached; the sample should be larger", elr, len(states))
 		}
+	}
+}
+
+// step applies the enabled action called name to s, or fails the test.
+func step(t *testing.T, m *Model, s State, name string) State {
+	t.Helper()
+	succ, acts := m.Next(&s, nil, nil)
+	for i, a := range acts {
+		if m.ActionName(a) == name {
+			return succ[i]
+		}
+	}
+	t.Fatalf("%s is not enabled in\n%s", name, m.Format(&s))
+	return s
+}
+
+// Reference: KIP-966; the KRaft controlPlane view marks a broker image that lags the active
+// controller, and shows the old active controller until it renounces.
+func TestKRaftView(t *testing.T) {
+	c := DefaultConfig()
+	c.KRaft, c.Brokers, c.MaxRecords, c.SessionLoss, c.QuorumFailover = true, 2, 0, 1, 1
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Init(nil)[0]
+	s = step(t, m, s, "ControllerQuorumFailover(2)")
+	s = step(t, m, s, "BrokerSessionLoss(2)")
+	got := string(m.AppendViews(&s, nil))
+	for _, want := range []string{`"title":"KRaft control plane"`, `"old controller"`,
+		`{"text":"{1,2}","marks":["stale"]}`, `"b2 image"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("views: got %s, want it to hold %s", got, want)
+		}
+	}
+	s = step(t, m, s, "ControllerRenounce(1)")
+	if got := string(m.AppendViews(&s, nil)); strings.Contains(got, `"old controller"`) {
+		t.Errorf("views after the renounce still show the old controller: %s", got)
 	}
 }
