@@ -49,8 +49,9 @@ func kafkaFamily() Family {
 		// The log grid is what a Kafka engineer reads first (README: Reading a Kafka trace).
 		Views: model.ViewNames, DefaultView: "logs",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
-			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller or the " +
-			"ZooKeeper control plane with up to three controller incarnations (controllers), crashes, per Kafka " +
+			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller, the " +
+			"ZooKeeper control plane with up to three controller incarnations (controllers) or the KRaft control plane " +
+			"(control_plane = kraft: metadata log, broker registration and fencing, KIP-966 ELR), crashes, per Kafka " +
 			"release line (version)",
 		Constants: []Param{
 			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
@@ -104,7 +105,7 @@ func kafkaFamily() Family {
 		// model/symmetry.go: every election takes the first candidate in assignment order, so
 		// brokers are interchangeable only where no election by that order can happen.
 		Symmetry:     true,
-		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
+		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1 without kraft; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false
