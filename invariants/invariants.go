@@ -36,6 +36,9 @@ func All() []Descriptor {
 		CaughtUpFollowerEventuallyInISR,
 		ControllerCacheMatchesStore,
 		PreferredLeaderRestored,
+		ValidControllerIsrAndElr,
+		MinIsrRecoveryQuorum,
+		LeaderCandidateCompleteness,
 	}
 }
 

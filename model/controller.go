@@ -12,8 +12,8 @@ package model
 
 // controllerSteps generates the controller's steps that concern broker b.
 func (m *Model) controllerSteps(g *gen, b int) {
-	if m.cp() {
-		return // the control plane's controllers instead (controlplane.go)
+	if m.cp() || m.kraft() {
+		return // the control plane's controllers instead (controlplane.go, kraft.go)
 	}
 	s := g.s
 	c := &s.Ctrl

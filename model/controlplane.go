@@ -99,7 +99,7 @@ func (c *Config) validateCP() error {
 
 func (m *Model) validateCP() error {
 	if !m.cp() {
-		if m.C.Failover > 0 || m.C.SessionLoss > 0 {
+		if m.C.Failover > 0 || (m.C.SessionLoss > 0 && !m.kraft()) {
 			return errString("model: controller_failover and session_loss need controllers >= 2")
 		}
 		return nil

@@ -190,7 +190,7 @@ func TestBoundsNames(t *testing.T) {
 	m, _ := New(DefaultConfig())
 	got := strings.Join(m.Bounds(), " ")
 	want := "max_epoch=3 max_records=2 crash=0 unclean_crash=0 lag=0 message_loss=0 leader_change=0 session_loss=0 controller_failover=0 controllers=1 power_loss=0" +
-		" controlled_shutdown=0 preferred_election=0 control_loss=0"
+		" controlled_shutdown=0 preferred_election=0 control_loss=0 quorum_failover=0"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

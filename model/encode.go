@@ -63,6 +63,9 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	if m.cp() {
 		buf = m.encodeCP(s, buf)
 	}
+	if m.kraft() {
+		buf = m.encodeKR(s, buf)
+	}
 	return buf
 }
 
@@ -149,6 +152,9 @@ func (m *Model) Decode(buf []byte, s *State) {
 	if m.cp() {
 		m.decodeCP(buf[p:], s)
 	}
+	if m.kraft() {
+		m.decodeKR(buf[p:], s)
+	}
 }
 
 // Variables, in Vars order.
@@ -181,6 +187,9 @@ var varNames = []string{"status", "role", "leader", "leaderEpoch", "partitionEpo
 func (m *Model) Vars() []string {
 	if m.cp() {
 		return varNamesCP
+	}
+	if m.kraft() {
+		return varNamesKR
 	}
 	return varNames
 }
@@ -401,6 +410,9 @@ func appendMsg(buf []byte, g *Msg, positions bool) []byte {
 // AppendValue appends variable v of s as ITF JSON.
 func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 	if v == VarControlPlane {
+		if m.kraft() {
+			return m.appendKRaft(s, buf)
+		}
 		return m.appendControlPlane(s, buf)
 	}
 	switch v {
@@ -606,6 +618,7 @@ func (m *Model) Format(s *State) string {
 	}
 	buf = append(buf, ']', '\n')
 	buf = m.formatCP(s, buf)
+	buf = m.formatKR(s, buf)
 	for i := 0; i < int(s.Net.Len); i++ {
 		buf = append(buf, "msg "...)
 		buf = append(buf, msgLabel(&s.Net.Msgs[i], m.C.RecordSizes != SizesUniform)...)

@@ -239,6 +239,11 @@ func (m *Model) handleEpochRequest(t *State, i int) {
 func (m *Model) handleAlterPartitionResponse(t *State, l, i int) {
 	resp := t.Net.Msgs[i]
 	t.Net.remove(i)
+	if resp.Err == ErrNotController && t.KR.Epoch != 0 {
+		// KRaft: NodeToControllerRequestThread.handleResponse: a NOT_CONTROLLER error (top
+		// level or, since PR 12514, per partition: errorCounts) drops the cached controller.
+		t.KR.Cached[l] = 0
+	}
 	r := &t.B[l]
 	if r.Role != RoleLeader || !r.Pending {
 		return

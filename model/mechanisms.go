@@ -118,6 +118,9 @@ func (m *Model) controllerElectSteps(g *gen) {
 
 // mechanismSteps generates the faults of this file that concern broker b.
 func (m *Model) mechanismSteps(g *gen, b int) {
+	if m.kraft() {
+		return // kraft.go: krControlledShutdownSteps
+	}
 	m.controlledShutdownSteps(g, b)
 	if b == 0 {
 		m.preferredSteps(g)

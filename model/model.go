@@ -111,6 +111,14 @@ type Config struct {
 	// It needs the control plane (controllers >= 2). A LeaderAndIsr is never lost: the
 	// controller's RequestSendThread re-sends it until delivered.
 	ControlLoss int
+	// KRaft turns on the KRaft control plane (kraft.go) instead of the single controller or
+	// the ZooKeeper plane (control_plane = "kraft").
+	KRaft bool
+	// ELR is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.enable), with KRaft.
+	ELR bool
+	// QuorumFailover is a fault budget (quorum_failover): KRaft controller quorum leader
+	// changes.
+	QuorumFailover int
 	// ControllerHostCrash lets crash, unclean_crash, power_loss and controlled_shutdown stop
 	// the broker that hosts the active controller (controllers >= 2): the controller dies
 	// with it and another broker is elected (ControllerElect, a protocol step).
@@ -165,13 +173,14 @@ func (c *Config) Validate() error {
 		check("controlled_shutdown", c.ControlledShutdown, 0, 15),
 		check("preferred_election", c.PreferredElection, 0, 15),
 		check("control_loss", c.ControlLoss, 0, 15),
+		check("quorum_failover", c.QuorumFailover, 0, MaxQuorumEpoch-1),
 	} {
 		if e != nil {
 			errs = append(errs, e)
 		}
 	}
 	if len(errs) == 0 {
-		for _, e := range []error{c.validateCP(), c.validateMechanisms()} {
+		for _, e := range []error{c.validateCP(), c.validateMechanisms(), c.validateKRaft()} {
 			if e != nil {
 				errs = append(errs, e)
 			}
@@ -334,6 +343,7 @@ type State struct {
 	B    [MaxBrokers]Replica
 	Ctrl Controller
 	CP   ControlPlane // zero unless Config.Controllers >= 2 (controlplane.go)
+	KR   KRaft        // zero unless Config.KRaft (kraft.go)
 	Net  Network
 	// Written is the number of producer writes so far; record ids are 1..Written.
 	Written uint8
@@ -377,6 +387,12 @@ const (
 	KindNetworkLoseControlMessage
 	KindControllerElect
 	KindNetworkReadGarbage
+	KindControllerRegisterBroker
+	KindBrokerReplayMetadata
+	KindControllerUnfenceBroker
+	KindControllerFenceBroker
+	KindControllerQuorumFailover
+	KindControllerRenounce
 	numKinds
 )
 
@@ -413,6 +429,12 @@ var kindNames = []string{
 	"NetworkLoseControlMessage",
 	"ControllerElect",
 	"NetworkReadGarbage",
+	"ControllerRegisterBroker",
+	"BrokerReplayMetadata",
+	"ControllerUnfenceBroker",
+	"ControllerFenceBroker",
+	"ControllerQuorumFailover",
+	"ControllerRenounce",
 }
 
 // kindArgs is the number of arguments each kind prints.
@@ -427,20 +449,20 @@ var kindArgs = [numKinds]int{
 	KindNetworkLoseControlMessage: 2,
 }
 
-// Action codes: the kind in the low 5 bits, then up to four 4-bit arguments. Broker
+// Action codes: the kind in the low 6 bits, then up to four 4-bit arguments. Broker
 // arguments are indices (printed +1); other arguments are printed as they are.
 func act(kind int, args ...int) uint64 {
 	a := uint64(kind)
 	for i, v := range args {
-		a |= uint64(v) << (5 + 4*i)
+		a |= uint64(v) << (6 + 4*i)
 	}
 	return a
 }
 
-func act1(kind, b int) uint64    { return uint64(kind) | uint64(b)<<5 }
-func act2(kind, b, c int) uint64 { return uint64(kind) | uint64(b)<<5 | uint64(c)<<9 }
-func argOf(a uint64, i int) int  { return int(a>>(5+4*i)) & 15 }
-func kindOf(a uint64) int        { return int(a & 31) }
+func act1(kind, b int) uint64    { return uint64(kind) | uint64(b)<<6 }
+func act2(kind, b, c int) uint64 { return uint64(kind) | uint64(b)<<6 | uint64(c)<<10 }
+func argOf(a uint64, i int) int  { return int(a>>(6+4*i)) & 15 }
+func kindOf(a uint64) int        { return int(a & 63) }
 func (m *Model) nb() int         { return m.C.Brokers }
 func bit(b int) uint8            { return 1 << b }
 func has(set uint8, b int) bool  { return set&(1<<b) != 0 }
@@ -520,7 +542,8 @@ func (m *Model) Fairness(kind int) int {
 	case KindLeaderAppend, KindLeaderShrinkISR, KindControllerMoveLeader,
 		KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindNetworkLoseMessage,
 		KindControllerFailover, KindBrokerSessionLoss,
-		KindBrokerControlledShutdown, KindControllerElectPreferred, KindNetworkLoseControlMessage:
+		KindBrokerControlledShutdown, KindControllerElectPreferred, KindNetworkLoseControlMessage,
+		KindControllerQuorumFailover:
 		return Unfair
 	}
 	return Weak
@@ -553,6 +576,9 @@ func (m *Model) Init(buf []State) []State {
 	if m.cp() {
 		m.cpInit(&s)
 	}
+	if m.kraft() {
+		m.krInit(&s)
+	}
 	return append(buf, s)
 }
 
@@ -582,6 +608,7 @@ const (
 	BoundControlledShutdown // BoundControlledShutdown+f-FaultControlledShutdown is fault f's
 	BoundPreferred
 	BoundControlLoss
+	BoundQuorumFailover
 	numBounds
 )
 
@@ -591,10 +618,10 @@ func (m *Model) Bounds() []string {
 	c := &m.C
 	vals := [numBounds]int{c.MaxEpoch, c.MaxRecords, c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss,
 		c.LeaderChange, c.SessionLoss, c.Failover, max(c.Controllers, 1), c.PowerLoss,
-		c.ControlledShutdown, c.PreferredElection, c.ControlLoss}
+		c.ControlledShutdown, c.PreferredElection, c.ControlLoss, c.QuorumFailover}
 	names := [numBounds]string{"max_epoch", "max_records", "crash", "unclean_crash", "lag", "message_loss",
 		"leader_change", "session_loss", "controller_failover", "controllers", "power_loss",
-		"controlled_shutdown", "preferred_election", "control_loss"}
+		"controlled_shutdown", "preferred_election", "control_loss", "quorum_failover"}
 	out := make([]string, numBounds)
 	for i := range out {
 		out[i] = names[i] + "=" + strconv.Itoa(vals[i])
@@ -621,6 +648,9 @@ func (m *Model) next(g *gen) {
 	}
 	if m.cp() {
 		m.controlPlaneSteps(g)
+	}
+	if m.kraft() {
+		m.kraftSteps(g)
 	}
 	for b := 0; b < m.nb(); b++ {
 		m.faultSteps(g, b)

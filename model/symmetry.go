@@ -56,7 +56,7 @@ func Identity() Perm {
 // ever stops and the single controller runs, none otherwise (see the top of this file).
 func (m *Model) Interchangeable() uint8 {
 	c := &m.C
-	if c.Controllers > 1 || c.Crash+c.UncleanCrash+c.PowerLoss+c.ControlledShutdown > 0 {
+	if c.Controllers > 1 || c.KRaft || c.Crash+c.UncleanCrash+c.PowerLoss+c.ControlledShutdown > 0 {
 		return 0
 	}
 	return uint8(1<<m.nb()-1) &^ 1

@@ -74,12 +74,16 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				}
 				continue
 			}
-			if k == "unclean_election" || k == "controller_host_crash" {
+			if k == "control_plane" {
+				c.KRaft = v == "kraft"
+				continue
+			}
+			if k == "unclean_election" || k == "controller_host_crash" || k == "elr" {
 				on, err := strconv.ParseBool(v)
 				if err != nil {
 					t.Fatalf("config: %s: %v", k, err)
 				}
-				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash}[k] = on
+				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash, "elr": &c.ELR}[k] = on
 				continue
 			}
 			if k == "record_sizes" {
@@ -101,7 +105,8 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				"leader_change": &c.LeaderChange, "controllers": &c.Controllers,
 				"controller_broker": &c.ControllerBroker, "controller_failover": &c.Failover,
 				"session_loss": &c.SessionLoss, "controlled_shutdown": &c.ControlledShutdown,
-				"preferred_election": &c.PreferredElection, "control_loss": &c.ControlLoss}[k]
+				"preferred_election": &c.PreferredElection, "control_loss": &c.ControlLoss,
+				"quorum_failover": &c.QuorumFailover}[k]
 			if p == nil {
 				t.Fatalf("config: unknown key %q", k)
 			}

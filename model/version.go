@@ -182,6 +182,7 @@ func (p Profile) Mechanisms() []string {
 	add(p.AsyncTruncFlush, "KAFKA-16541 asynchronous checkpoint write after a truncation (3.8)")
 	add(p.ResponseEpochGuard, "KAFKA-18991 fetch response must match the fetch state's epoch (4.1)")
 	add(p.ZooKeeper, "ZooKeeper controller (controllers >= 2)")
+	add(p.AlterValidation33, "KRaft control plane, control_plane = kraft (production from 3.3, KIP-833); KIP-966 ELR as fix KIP-966 (preview in 4.0)")
 	add(true, "unclean leader election, unclean_election (0.8.2; off by default since 0.11, KIP-106)")
 	add(true, "controlled shutdown, controlled_shutdown (0.8.0)")
 	add(true, "preferred-replica election, preferred_election (0.8.0; automatic since 0.8.1, auto.leader.rebalance.enable)")

@@ -17,7 +17,8 @@ import (
 //   - epochCaches: each replica's leader-epoch cache, entries e<epoch>@<startOffset>;
 //   - controlPlane (controllers >= 2): the metadata store's partition state and each
 //     controller incarnation's cached view of it, with cached values that differ from the
-//     store highlighted.
+//     store highlighted; with KRaft, the active controller's partition state, the old
+//     active controller's until it renounces, and each broker's metadata image (kraftView).
 
 // ViewNames names the views AppendViews may give, in their order.
 var ViewNames = []string{"logs", "epochCaches", "controlPlane"}
@@ -75,6 +76,9 @@ func (m *Model) AppendViews(s *State, buf []byte) []byte {
 	vs := []view{m.logView(s), m.cacheView(s)}
 	if m.cp() {
 		vs = append(vs, m.controlPlaneView(s))
+	}
+	if m.kraft() {
+		vs = append(vs, m.kraftView(s))
 	}
 	out, err := json.Marshal(vs)
 	if err != nil {
@@ -265,5 +269,60 @@ func (m *Model) controlPlaneView(s *State) view {
 		known = append(known, brokerName(b)+": "+ctrl+", highest epoch seen "+strconv.Itoa(int(k.MaxEpoch)))
 	}
 	v.Notes = append(v.Notes, "brokers know the controller as "+strings.Join(known, "; "))
+	return v
+}
+
+// kraftView is the KRaft plane's controlPlane view: the active controller's partition state
+// (with ELR), the old active controller's until it renounces, and the partition state in each
+// broker's metadata image, with the records it has not replayed; values that differ from the
+// active controller's are marked stale.
+func (m *Model) kraftView(s *State) view {
+	k := &s.KR
+	c := &s.Ctrl
+	v := view{Name: "controlPlane", Title: "KRaft control plane",
+		Columns: []string{"", "status", "leader", "leader epoch", "isr", "partition epoch", "elr", "unread records"},
+		Marks: []viewMark{
+			{markStale, "highlight", "differs from the active controller's committed state"},
+		}}
+	val := func(text string, differs bool) cell {
+		if differs {
+			return cell{Text: text, Marks: []string{markStale}}
+		}
+		return cell{Text: text}
+	}
+	elr := ""
+	if m.C.ELR {
+		elr = string(fmtSet(nil, k.ELR)) + " (last known " + string(fmtSet(nil, k.LastELR)) + ")"
+	}
+	v.Rows = append(v.Rows, plain("controller", "active, quorum epoch "+strconv.Itoa(int(k.Epoch)),
+		strconv.Itoa(int(c.Leader)), strconv.Itoa(int(c.Epoch)), string(fmtSet(nil, c.ISR)),
+		strconv.Itoa(int(c.PEpoch)), elr, ""))
+	if k.Zombie {
+		o := &k.Old
+		v.Rows = append(v.Rows, []cell{{Text: "old controller"},
+			{Text: "active in its own view, quorum epoch " + strconv.Itoa(int(k.Epoch)-1)},
+			val(strconv.Itoa(int(o.Leader)), o.Leader != c.Leader), val(strconv.Itoa(int(o.Epoch)), o.Epoch != c.Epoch),
+			val(string(fmtSet(nil, o.ISR)), o.ISR != c.ISR), val(strconv.Itoa(int(o.PEpoch)), o.PEpoch != c.PEpoch),
+			{}, {}})
+	}
+	for b := 0; b < m.nb(); b++ {
+		img := k.image(b)
+		status := "up"
+		switch r := &s.B[b]; {
+		case !r.Alive:
+			status = "down"
+		case r.Register:
+			status = "starting"
+		case has(k.Fenced, b):
+			status = "fenced"
+		case has(k.Down, b):
+			status = "in controlled shutdown"
+		}
+		status += ", controller cached: epoch " + strconv.Itoa(int(k.Cached[b]))
+		v.Rows = append(v.Rows, []cell{{Text: brokerName(b) + " image"}, {Text: status},
+			val(strconv.Itoa(int(img.Leader)), img.Leader != c.Leader), val(strconv.Itoa(int(img.Epoch)), img.Epoch != c.Epoch),
+			val(string(fmtSet(nil, img.ISR)), img.ISR != c.ISR), val(strconv.Itoa(int(img.PEpoch)), img.PEpoch != c.PEpoch),
+			{}, {Text: strconv.Itoa(int(k.Lag[b]))}})
+	}
 	return v
 }

@@ -4,7 +4,7 @@ import "testing"
 
 // Reference: issue 13 (vocabulary): every variable and every kind of action has a doc.
 func TestVocabulary(t *testing.T) {
-	for _, v := range append(append([]string{}, varNames...), varNamesCP...) {
+	for _, v := range append(append(append([]string{}, varNames...), varNamesCP...), varNamesKR...) {
 		if VarDocs[v] == "" {
 			t.Errorf("variable %s has no doc", v)
 		}

@@ -21,6 +21,9 @@ const (
 	// (FINDINGS.md), not upstream code.
 	Kafka18723Strict   = "KAFKA-18723-strict"
 	Kafka18723SendSide = "KAFKA-18723-send-side"
+	// KIP966 is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.enable), with
+	// control_plane = kraft.
+	KIP966 = "KIP-966"
 )
 
 // faultKinds are the kinds of action that spend each fault budget (Param.Kinds).
@@ -36,7 +39,11 @@ var faultKinds = map[string][]string{
 	"controlled_shutdown": {"BrokerControlledShutdown"},
 	"preferred_election":  {"ControllerElectPreferred"},
 	"control_loss":        {"NetworkLoseControlMessage"},
+	"quorum_failover":     {"ControllerQuorumFailover"},
 }
+
+// ControlPlaneNames are the values of the control_plane constant.
+var ControlPlaneNames = []string{"zookeeper", "kraft"}
 
 // The kafka family: the main model, Kafka's replication of one partition (model package).
 func kafkaFamily() Family {
@@ -58,8 +65,9 @@ func kafkaFamily() Family {
 		// The log grid is what a Kafka engineer reads first (README: Reading a Kafka trace).
 		Views: model.ViewNames, DefaultView: "logs",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
-			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller or the " +
-			"ZooKeeper control plane with up to three controller incarnations (controllers), crashes, per Kafka " +
+			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller, the " +
+			"ZooKeeper control plane with up to three controller incarnations (controllers) or the KRaft control plane " +
+			"(control_plane = kraft: metadata log, broker registration and fencing, KIP-966 ELR), crashes, per Kafka " +
 			"release line (version)",
 		Constants: []Param{
 			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
@@ -71,6 +79,8 @@ func kafkaFamily() Family {
 				Kind: Enum, Enum: model.VersionNames(), Default: index(model.VersionNames(), model.DefaultVersion)},
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
 				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
+			{Name: "control_plane", Doc: "zookeeper: the single controller (controllers = 1) or the ZooKeeper-era plane (controllers >= 2); kraft: the KRaft plane (metadata log replayed by each broker, registration, heartbeats, fencing, quorum leader changes; version >= 3.3; model/kraft.go)",
+				Kind: Enum, Enum: ControlPlaneNames, Default: 0, Quiet: true},
 			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
 			{Name: "unclean_election", Doc: "unclean.leader.election.enable: with no live ISR member the controller elects a live out-of-sync replica, ISR = {it} (every version; default false since 0.11, KIP-106)",
 				Kind: Bool, Default: 0, Quiet: true},
@@ -86,10 +96,11 @@ func kafkaFamily() Family {
 			fault("lag", "ISR shrinks of a lagging follower"),
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes to any live ISR member (reassignment, an election to a chosen replica); preferred_election elects only broker 1"),
-			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2)"),
+			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2); with kraft, missed heartbeat sessions: the controller fences the broker, which is unfenced once caught up"),
 			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
 			mechanism("controlled_shutdown", "controlled shutdowns: the controller moves the broker's leadership to another live ISR member and drops it from the ISR, then it stops cleanly and can restart (every version)"),
 			mechanism("preferred_election", "preferred-replica elections: leadership to broker 1 when it is live, in the ISR and not leader (auto.leader.rebalance.enable; every version)"),
+			{Name: "quorum_failover", Kind: Int, Min: 0, Max: model.MaxQuorumEpoch - 1, Quiet: true, Doc: "KRaft controller quorum leader changes: the old active controller cannot commit and answers NOT_CONTROLLER once it would write; it renounces later (needs control_plane = kraft)"},
 			mechanism("control_loss", "lost AlterPartition requests or responses; the broker re-queues and resends the request (needs controllers >= 2 and version >= 2.8)"),
 		},
 		Switches: []Switch{
@@ -99,6 +110,7 @@ func kafkaFamily() Family {
 			{Name: Kafka14154, Kinds: []string{"ControllerHandleAlterPartition"}, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
 			{Name: Kafka14154Proposed, Kinds: []string{"BrokerSendAlterPartition"}, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
 			{Name: Kafka18723Strict, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
+			{Name: KIP966, Kinds: []string{"ControllerFenceBroker", "ControllerRegisterBroker", "BrokerControlledShutdown", "ControllerHandleAlterPartition"}, Doc: "Eligible Leader Replicas (KIP-966, eligible.leader.replicas.enable; preview in 4.0): an ISR below min.insync.replicas keeps the removed members as ELR, electable when the ISR is empty; an unclean restart leaves ISR and ELR (needs control_plane = kraft)"},
 			{Name: Kafka18723SendSide, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
 		},
 		Properties: props,
@@ -110,7 +122,7 @@ func kafkaFamily() Family {
 		// model/symmetry.go: every election takes the first candidate in assignment order, so
 		// brokers are interchangeable only where no election by that order can happen.
 		Symmetry:     true,
-		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
+		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1 without kraft; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false
@@ -145,6 +157,7 @@ func KafkaConfig(cfg Config) model.Config {
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
+		KRaft: v["control_plane"] == 1, ELR: cfg.Switches[KIP966], QuorumFailover: v["quorum_failover"],
 		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
 		Mutate: mutate,
 	}
@@ -214,8 +227,11 @@ func kafkaVarNames() []string {
 	cfg := model.DefaultConfig()
 	cfg.Controllers = 2
 	cp, _ := model.New(cfg)
+	cfg = model.DefaultConfig()
+	cfg.KRaft = true
+	kr, _ := model.New(cfg)
 	names := append([]string{}, single.Vars()...)
-	for _, n := range cp.Vars() {
+	for _, n := range append(cp.Vars(), kr.Vars()...) {
 		if !contains(names, n) {
 			names = append(names, n)
 		}
