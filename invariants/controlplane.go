@@ -12,7 +12,8 @@ import (
 var NoLeaderlessPartitionWithLiveISR = Descriptor{
 	Name: "NoLeaderlessPartitionWithLiveISR",
 	Doc: "whenever the store (the controller's state without the control plane) says leader none while a " +
-		"live, registered broker is in the ISR, eventually a leader is elected (P ~> Q under weak fairness of the " +
+		"live, registered broker is in the ISR (under KRaft: in the ISR or ELR, registered with its current " +
+		"incarnation and not shutting down, so waiting to be unfenced), eventually a leader is elected (P ~> Q under weak fairness of the " +
 		"protocol and controller steps; crashes and controller failovers are unfair and bounded). Rules out " +
 		"KAFKA-5480: a zombie controller's election write leaves the new controller's cache stale, and its " +
 		"removeReplicaFromIsr then writes leader -1 with a live ISR member and elects nobody",
@@ -22,15 +23,31 @@ var NoLeaderlessPartitionWithLiveISR = Descriptor{
 }
 
 func leaderless(m *model.Model, s *model.State) bool {
-	if s.Ctrl.Leader != 0 {
-		return false
-	}
+	return s.Ctrl.Leader == 0 && waiting(m, s) != 0
+}
+
+// waiting is the set of brokers that a partition without a leader waits for: under ZooKeeper,
+// the live ISR members registered with the controller; under KRaft, the live ISR and ELR
+// members registered with their current incarnation (ClusterControlManager's RegisterBroker
+// Record written) and not in controlled shutdown. A KRaft controller elects a broker in the
+// same step that unfences it (ReplicationControlManager.handleBrokerUnfenced), so "live" there
+// cannot mean unfenced: the partition waits from the registration on, for the broker to
+// replay the log, heartbeat and be unfenced.
+func waiting(m *model.Model, s *model.State) uint8 {
+	var w uint8
 	for b := 0; b < m.C.Brokers; b++ {
-		if s.Ctrl.ISR&(1<<b) != 0 && s.Ctrl.Live&(1<<b) != 0 && s.B[b].Alive {
-			return true
+		bit := uint8(1) << b
+		switch {
+		case !s.B[b].Alive:
+		case m.C.KRaft:
+			if (s.Ctrl.ISR|s.KR.ELR)&bit != 0 && !s.B[b].Register && s.KR.Down&bit == 0 {
+				w |= bit
+			}
+		case s.Ctrl.ISR&bit != 0 && s.Ctrl.Live&bit != 0:
+			w |= bit
 		}
 	}
-	return false
+	return w
 }
 
 func leaderlessWithLiveISR(m *model.Model) checker.Property[model.State] {

@@ -210,16 +210,27 @@ func explainLeaderless(m *model.Model, s *model.State) string {
 		return ""
 	}
 	var live []string
+	w := waiting(m, s)
 	for b := 0; b < m.C.Brokers; b++ {
-		if s.Ctrl.ISR&(1<<b) != 0 && s.Ctrl.Live&(1<<b) != 0 && s.B[b].Alive {
+		if w&(1<<b) != 0 {
 			live = append(live, broker(b))
 		}
 	}
-	w := fmt.Sprintf("the store says leader none in epoch %d with ISR %s", s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
-	if len(live) > 0 {
-		w += "; " + strings.Join(live, ", ") + " of it live and registered"
+	if m.C.KRaft {
+		t := fmt.Sprintf("the controller says leader none in leader epoch %d with ISR %s", s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
+		if m.C.ELR {
+			t += " and ELR " + brokerSet(m, s.KR.ELR)
+		}
+		if len(live) > 0 {
+			t += "; " + strings.Join(live, ", ") + " of it live and registered, waiting to be unfenced"
+		}
+		return t
 	}
-	return w + controllers(m, s)
+	t := fmt.Sprintf("the store says leader none in epoch %d with ISR %s", s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
+	if len(live) > 0 {
+		t += "; " + strings.Join(live, ", ") + " of it live and registered"
+	}
+	return t + controllers(m, s)
 }
 
 // controllers describes the controller incarnations of the control plane ("" without one):
