@@ -8,7 +8,8 @@ import "strconv"
 // and the others that model a fencing or ordering test of Kafka 3.5. A mutation turns one
 // off (Config.Mutate): the action is then enabled, or takes the branch, where the conjunct
 // would have refused it, as if the conjunct were deleted from the module. Each is read
-// only where its conjunct is false, so the normal path costs nothing.
+// only where its conjunct is false (FetcherNewEpoch, a disjunct that triggers a fetcher
+// reset, only where it is true), so the normal path costs nothing.
 
 // Guard is the index of a named guard in Guards.
 type Guard uint8
@@ -130,8 +131,7 @@ func GuardByName(name string) (Guard, bool) {
 // GuardBit is the bit of Config.Mutate that turns guard g off.
 func GuardBit(g Guard) uint32 { return 1 << g }
 
-// off reports whether guard g is turned off. Call it only where the guard's conjunct is
-// false.
+// off reports whether guard g is turned off. Call it only where the guard would act.
 func (m *Model) off(g Guard) bool { return m.cfg.Mutate&(1<<g) != 0 }
 
 // validateMutate checks that the guards turned off exist.
