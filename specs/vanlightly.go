@@ -67,15 +67,35 @@ func vanlightlyFamily() Family {
 			{"FenceBroker", "the controller fences a broker at will (missed heartbeats; a fault)"},
 			{"UnfenceBroker", "the controller unfences a running broker (a heartbeat)"},
 		},
+		Guards:       vanlightlyGuards(),
 		SymmetryNote: "none: broker 1 is the initial leader and broker ids are broker epochs",
 		Build:        buildVanlightly,
-		Validate:     func(cfg Config) error { return vanlightlyConfig(cfg).Validate() },
+		Validate:     validateVanlightly,
 	}
+}
+
+func validateVanlightly(cfg Config) error {
+	if _, err := guardBits(cfg.Mutate, vanlightly.GuardByName); err != nil {
+		return err
+	}
+	return vanlightlyConfig(cfg).Validate()
+}
+
+// vanlightlyGuards lists the port's named guards; each cites the module's action and
+// conjunct, then the Kafka 3.5.0 function it models.
+func vanlightlyGuards() []GuardInfo {
+	var out []GuardInfo
+	for _, g := range vanlightly.Guards {
+		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.TLA + "; Kafka 3.5 " + g.Kafka})
+	}
+	return out
 }
 
 func vanlightlyConfig(cfg Config) vanlightly.Config {
 	v := cfg.Values
+	mutate, _ := guardBits(cfg.Mutate, vanlightly.GuardByName) // an unknown name: validateVanlightly's error
 	return vanlightly.Config{
+		Mutate:                    mutate,
 		ReplicationFactor:         v["replication_factor"],
 		Values:                    v["values"],
 		MinISR:                    v["min_isr"],
@@ -90,6 +110,9 @@ func vanlightlyConfig(cfg Config) vanlightly.Config {
 }
 
 func buildVanlightly(cfg Config) (checker.Runnable, error) {
+	if _, err := guardBits(cfg.Mutate, vanlightly.GuardByName); err != nil {
+		return nil, fmt.Errorf("vanlightly: %w", err)
+	}
 	m, err := vanlightly.New(vanlightlyConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("vanlightly: %w", err)

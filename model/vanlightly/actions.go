@@ -168,7 +168,7 @@ func (m *Model) next(k int, s *State, succ []State, acts []uint64) ([]State, []u
 			}
 			msg := &s.Msgs[i]
 			b := int(msg.Src)
-			if s.Reg[b].Status != Fenced && s.Reg[b].Incarnation != msg.Incarnation {
+			if s.Reg[b].Status != Fenced && s.Reg[b].Incarnation != msg.Incarnation && !m.off(GuardRegistrationIncarnation) {
 				continue
 			}
 			isr, unfenced, pc, cands := unfencedOutcome(s, b)
@@ -261,7 +261,7 @@ func (m *Model) receiveMetadataUpdate(s *State, b int, succ []State, acts []uint
 	rec := s.MDLog[off-1]
 	t := push(s, &succ, &acts, code(kReceiveMetadataUpdate, b, 0, 0))
 	t.BrokerMDLen[b] = int8(off)
-	if rec.PartitionEpoch <= curMD.PartitionEpoch {
+	if rec.PartitionEpoch <= curMD.PartitionEpoch && !m.off(GuardMetadataPartitionEpoch) {
 		return succ, acts // MetadataNoOp
 	}
 	md := ReplicaMD{ISR: rec.ISR, MaximalISR: rec.ISR, Leader: rec.Leader, LeaderEpoch: rec.LeaderEpoch, PartitionEpoch: rec.PartitionEpoch}
@@ -322,7 +322,9 @@ func (m *Model) ensureLeadershipRenounced(s, t *State, b int, md *ReplicaMD) {
 // leader epoch, or when the leader's fetcher lacks the partition, the partition moves to
 // that fetcher at b's LEO and last epoch, and leaves every other fetcher.
 func (m *Model) addPartitionToFetcher(s, t *State, b, leader int, leaderEpoch int8) {
-	if !(leaderEpoch > s.RepMD[b].LeaderEpoch || !s.Fetchers[b][leader].HasPartition) {
+	// FetcherNewEpoch is a disjunct: turned off, it is false where it holds.
+	newEpoch := leaderEpoch > s.RepMD[b].LeaderEpoch && !m.off(GuardFetcherNewEpoch)
+	if !(newEpoch || !s.Fetchers[b][leader].HasPartition) {
 		return
 	}
 	for p := 0; p < m.n; p++ {
@@ -367,13 +369,18 @@ func (m *Model) sendAlterPartitionRequest(s *State, b int, succ []State, acts []
 				continue
 			}
 			leo := s.Peers[b][b1].Leo
-			if leo == Nil || int(leo) < s.hwm(b) {
+			if leo == Nil || (int(leo) < s.hwm(b) && !m.off(GuardISRJoinHW)) {
 				continue
 			}
-			if s.Leso[b] == Nil {
-				tlcError("partition_leso[" + BrokerName(b) + "] is Nil in FollowerIsCaughtUp")
+			if !m.off(GuardISRJoinLeaderEpochStart) {
+				if s.Leso[b] == Nil {
+					tlcError("partition_leso[" + BrokerName(b) + "] is Nil in FollowerIsCaughtUp")
+				}
+				if leo < s.Leso[b] {
+					continue
+				}
 			}
-			if leo >= s.Leso[b] && !timedOut.Has(b1) {
+			if !timedOut.Has(b1) {
 				proposed = proposed.With(b1)
 			}
 		}
@@ -416,14 +423,17 @@ func (m *Model) receiveAlterPartitionRequest(s *State, i int, succ []State, acts
 	b := int(msg.Src)
 	md := s.PartMD
 	err := FencedLeaderEpoch
-	if b == int(md.Leader) && msg.BrokerEpoch == s.Reg[b].BrokerEpoch && msg.PartitionEpoch == md.PartitionEpoch &&
-		msg.LeaderEpoch == md.LeaderEpoch {
+	if (b == int(md.Leader) || m.off(GuardAlterPartitionLeader)) &&
+		(msg.BrokerEpoch == s.Reg[b].BrokerEpoch || m.off(GuardAlterPartitionBrokerEpoch)) &&
+		(msg.PartitionEpoch == md.PartitionEpoch || m.off(GuardAlterPartitionPartitionEpoch)) &&
+		(msg.LeaderEpoch == md.LeaderEpoch || m.off(GuardAlterPartitionLeaderEpoch)) {
 		err = ErrNil
 		for b1 := 0; b1 < m.n; b1++ {
 			if !msg.ISR.Has(b1) {
 				continue
 			}
-			if s.Reg[b1].Status != Unfenced || (msg.Epochs[b1] != 0 && s.Reg[b1].BrokerEpoch != msg.Epochs[b1]) {
+			if (s.Reg[b1].Status != Unfenced && !m.off(GuardIsrMemberUnfenced)) ||
+				(msg.Epochs[b1] != 0 && s.Reg[b1].BrokerEpoch != msg.Epochs[b1] && !m.off(GuardIsrMemberBrokerEpoch)) {
 				err = IneligibleReplica
 				break
 			}
@@ -459,10 +469,10 @@ func (m *Model) receiveAlterPartitionResponse(s *State, i int, succ []State, act
 	msg := &s.Msgs[i]
 	b := int(msg.Dst)
 	if s.Broker[b].Status != Running || s.Status[b] != RoleLeader || !s.pendingAPResponse(b) ||
-		!s.Pending[b].Has || s.Pending[b].Req != msg.request() {
+		!s.Pending[b].Has || (s.Pending[b].Req != msg.request() && !m.off(GuardAPResponseMatchesRequest)) {
 		return succ, acts
 	}
-	if msg.Err == ErrNil && msg.NewPartitionEpoch <= s.RepMD[b].PartitionEpoch {
+	if msg.Err == ErrNil && msg.NewPartitionEpoch <= s.RepMD[b].PartitionEpoch && !m.off(GuardAPResponsePartitionEpoch) {
 		return succ, acts
 	}
 	t := push(s, &succ, &acts, msgCode(kReceiveAlterPartitionResponse, msg, 0))
@@ -497,7 +507,7 @@ func (m *Model) receiveFetchRequest(s *State, i int, succ []State, acts []uint64
 	t := push(s, &succ, &acts, msgCode(kReceiveFetchRequest, msg, 0))
 	le := s.RepMD[b].LeaderEpoch
 	resp := Msg{Type: FetchResponse, Src: int8(b), Dst: msg.Src, LeaderEpoch: le, FetchOffset: msg.FetchOffset, HWM: s.Data[b].HWM}
-	if s.Status[b] != RoleLeader || le != msg.LeaderEpoch {
+	if (s.Status[b] != RoleLeader && !m.off(GuardFetchFromLeader)) || (le != msg.LeaderEpoch && !m.off(GuardFetchLeaderEpoch)) {
 		switch {
 		case le < msg.LeaderEpoch:
 			resp.Err = UnknownLeaderEpoch
@@ -557,7 +567,7 @@ func (m *Model) receiveFetchResponse(s *State, i int, succ []State, acts []uint6
 	}
 	isFollower := s.Status[b] == RoleFollower && f.HasPartition
 	switch {
-	case !isFollower || (f.HasPartition && f.FetchOffset != msg.FetchOffset):
+	case !isFollower || (f.HasPartition && f.FetchOffset != msg.FetchOffset && !m.off(GuardFetchResponseOffset)):
 		t := push(s, &succ, &acts, msgCode(kReceiveFetchResponse, msg, 0))
 		t.Fetchers[b][src].Pending = false
 		t.discard(i)
@@ -594,7 +604,7 @@ func (m *Model) receiveFetchResponse(s *State, i int, succ []State, acts []uint6
 		t.Fetchers[b][src] = Fetcher{HasPartition: true, FetchOffset: int8(d.Leo()), LastFetchedEpoch: d.lastEpoch()}
 		t.discard(i)
 	default:
-		if s.leo(b) != int(msg.FetchOffset) {
+		if s.leo(b) != int(msg.FetchOffset) && !m.off(GuardFetchResponseLeo) {
 			return succ, acts
 		}
 		t := push(s, &succ, &acts, msgCode(kReceiveFetchResponse, msg, 0))
@@ -624,7 +634,7 @@ func (m *Model) receiveFetchResponse(s *State, i int, succ []State, acts []uint6
 // (the acknowledgements read the log before the append, as the module does).
 func (m *Model) writeRecordToLeader(s *State, b, v int, succ []State, acts []uint64) ([]State, []uint64) {
 	if s.Sent&(1<<uint(v)) != 0 || s.Broker[b].Status != Running || s.Status[b] != RoleLeader ||
-		s.RepMD[b].MaximalISR.Len() < m.cfg.MinISR {
+		(s.RepMD[b].MaximalISR.Len() < m.cfg.MinISR && !m.off(GuardWriteMinIsr)) {
 		return succ, acts
 	}
 	t := push(s, &succ, &acts, code(kWriteRecordToLeader, b, v, 0))

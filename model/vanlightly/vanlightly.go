@@ -41,6 +41,10 @@ type Config struct {
 	AlterPartitionLimit       int
 	AvoidLastReplicaStanding  bool
 	LimitFetchesOnLeaderEpoch bool
+
+	// Mutate has bit GuardBit(g) set for each named guard g turned off (guards.go): a
+	// mutant of the module, for kmc mutate. Zero is the module as written.
+	Mutate uint32
 }
 
 // Validate reports whether c is within the limits of the port and satisfies the
@@ -67,6 +71,9 @@ func (c Config) Validate() error {
 		if l.v < 0 || l.v > 8 {
 			errs = append(errs, fmt.Errorf("%s: must be 0..8 (got %d)", l.name, l.v))
 		}
+	}
+	if err := c.validateMutate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
