@@ -155,6 +155,15 @@ func explainHighWatermarkMonotonic(m *model.Model, from, to *model.State) string
 	return ""
 }
 
+func explainAckedOnMinISR(m *model.Model, from, to *model.State) string {
+	id, holders, ok := ackedOnFew(m, from, to)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("r%d is acknowledged at offset %d while only %s hold it; min_isr is %d",
+		id+1, to.Acked[id]-1, brokerSet(m, holders), m.C.MinISR)
+}
+
 func explainEpochCacheMatchesLog(m *model.Model, s *model.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
 		r := &s.B[b]

@@ -5,6 +5,8 @@
 package invariants
 
 import (
+	"math/bits"
+
 	"kmc/checker"
 	"kmc/model"
 )
@@ -28,6 +30,7 @@ func All() []Descriptor {
 		LeaderInISR,
 		OneLeaderPerEpoch,
 		HighWatermarkMonotonic,
+		AckedOnMinISR,
 		EpochCacheMatchesLog,
 		NoMissingEpoch,
 		FollowerEventuallyCatchesUp,
@@ -238,6 +241,50 @@ var HighWatermarkMonotonic = Descriptor{
 				return explainHighWatermarkMonotonic(m, from, to)
 			}}
 	},
+}
+
+// AckedOnMinISR: an acks=all write is acknowledged only once min.insync.replicas replicas
+// hold it.
+var AckedOnMinISR = Descriptor{
+	Name: "AckedOnMinISR",
+	Doc: "on every step that acknowledges a record to an acks=all producer (the leader's high watermark " +
+		"passes it), at least min_isr replicas hold that record at its offset: Kafka's contract for " +
+		"min.insync.replicas (\"the minimum number of replicas that must acknowledge a write for the write to " +
+		"be considered successful\"), kept by the append-time check (NOT_ENOUGH_REPLICAS), the high watermark " +
+		"gate (KAFKA-15583, 3.7) and the completion check (NOT_ENOUGH_REPLICAS_AFTER_APPEND). A record acknowledged " +
+		"on fewer replicas is lost by fewer failures than the producer was promised",
+	Kind: checker.ActionProperty,
+	Ref:  "TopicConfig.MIN_IN_SYNC_REPLICAS_DOC; Partition.appendRecordsToLeader, checkEnoughReplicasReachOffset",
+	Build: func(m *model.Model) checker.Property[model.State] {
+		return checker.Property[model.State]{Name: "AckedOnMinISR", Kind: checker.ActionProperty,
+			Step: func(from *model.State, _ uint64, to *model.State) bool {
+				_, _, ok := ackedOnFew(m, from, to)
+				return !ok
+			},
+			ExplainStep: func(from *model.State, _ uint64, to *model.State) string {
+				return explainAckedOnMinISR(m, from, to)
+			}}
+	},
+}
+
+// ackedOnFew finds a record (id index) that the step from -> to acknowledges while fewer
+// than min_isr replicas hold it at its offset, with the set of those that do.
+func ackedOnFew(m *model.Model, from, to *model.State) (id int, holders uint8, ok bool) {
+	for id := 0; id < m.C.MaxRecords; id++ {
+		if from.Acked[id] != 0 || to.Acked[id] == 0 {
+			continue
+		}
+		off, holders := to.Acked[id]-1, uint8(0)
+		for b := 0; b < m.C.Brokers; b++ {
+			if r := &to.B[b]; off < r.LEO && r.Log[off].ID == uint8(id+1) {
+				holders |= 1 << b
+			}
+		}
+		if n := bits.OnesCount8(holders); n < m.C.MinISR {
+			return id, holders, true
+		}
+	}
+	return 0, 0, false
 }
 
 // EpochCacheMatchesLog: every replica's leader-epoch cache describes its log.

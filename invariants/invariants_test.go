@@ -196,3 +196,71 @@ func TestDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// Reference: min.insync.replicas (TopicConfig.MIN_IN_SYNC_REPLICAS_DOC). A step that
+// acknowledges a record held by fewer than min_isr replicas breaks AckedOnMinISR; one that
+// acknowledges it on enough replicas, or acknowledges nothing new, does not.
+func TestAckedOnMinISR(t *testing.T) {
+	c := model.DefaultConfig()
+	c.Brokers, c.MaxRecords, c.MinISR = 3, 1, 2
+	m, err := model.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := AckedOnMinISR.Build(m)
+	from := m.Init(nil)[0]
+	withLog(&from, 0, 0, model.Entry{Epoch: 1, ID: 1})
+	one := from
+	one.B[0].HW, one.Acked[0] = 1, 1
+	two := one
+	withLog(&two, 1, 1, model.Entry{Epoch: 1, ID: 1})
+	tests := []struct {
+		name     string
+		from, to model.State
+		want     bool
+	}{
+		{"no acknowledgement", from, from, true},
+		{"acknowledged on b1 only", from, one, false},
+		{"acknowledged on b1 and b2", from, two, true},
+		{"acknowledged before the step", one, one, true},
+	}
+	for _, tt := range tests {
+		if got := p.Step(&tt.from, 0, &tt.to); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	want := "r1 is acknowledged at offset 0 while only {b1} hold it; min_isr is 2"
+	if got := p.ExplainStep(&from, 0, &one); got != want {
+		t.Errorf("witness %q, want %q", got, want)
+	}
+}
+
+// Reference: Partition.checkEnoughReplicasReachOffset (NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+// and KAFKA-15583. Two brokers, min_isr 2, one lag shrink: with every guard on no record is
+// acknowledged on one replica; with the completion check off (AckMinISR) 3.3 acknowledges
+// a record the leader alone holds after the shrink, while 4.1's high watermark gate
+// (KAFKA-15583) keeps the high watermark, so the mutant still passes there.
+func TestAckedOnMinISRCatchesAckMinISR(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		mutate  uint32
+		want    checker.Verdict
+	}{
+		{"3.3", 0, checker.OK},
+		{"3.3", model.GuardBit(model.GuardAckMinISR), checker.Violated},
+		{"3.3", model.GuardBit(model.GuardAppendMinISR), checker.OK},
+		{"4.1", model.GuardBit(model.GuardAckMinISR), checker.OK},
+		{"4.1", model.GuardBit(model.GuardAckMinISR) | model.GuardBit(model.GuardAppendMinISR), checker.OK},
+	} {
+		c := model.DefaultConfig()
+		c.Version, c.Brokers, c.MaxRecords, c.MinISR, c.Lag, c.Mutate = tt.version, 2, 1, 2, 1, tt.mutate
+		m, err := model.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := checker.Check[model.State](m, []checker.Property[model.State]{AckedOnMinISR.Build(m), NoCommittedDataLoss.Build(m)}, checker.Options{Workers: 1})
+		if res.Verdict != tt.want || (tt.want == checker.Violated && res.Property != "AckedOnMinISR") {
+			t.Errorf("%s, mutate %#x: got %s %q, want %s", tt.version, tt.mutate, res.Verdict, res.Property, tt.want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ const (
 	GuardAlterPartitionResponseEpoch
 	GuardStaleControllerEpoch
 	GuardZkVersion
+	GuardAckMinISR
 	NumGuards
 )
 
@@ -85,6 +86,9 @@ var Guards = [NumGuards]GuardInfo{
 	GuardZkVersion: {"ZkVersion",
 		"a write of the partition state succeeds only at the zkVersion the writer read (a lost update of leader and ISR)",
 		"KafkaZkClient.updateLeaderAndIsr: SetDataRequest(path, data, leaderAndIsr.partitionEpoch) -> BADVERSION"},
+	GuardAckMinISR: {"AckMinISR",
+		"the leader acknowledges an acks=all write the high watermark passed only if its maximal ISR still has min.insync.replicas members (an acknowledged record on too few replicas after an ISR shrink)",
+		"Partition.checkEnoughReplicasReachOffset: minIsr <= curMaximalIsr.size, else NOT_ENOUGH_REPLICAS_AFTER_APPEND"},
 }
 
 // GuardByName returns the guard called name.

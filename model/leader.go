@@ -188,12 +188,16 @@ func (m *Model) writeIsr(t *State, l int, isr uint8) {
 // min.insync.replicas (KAFKA-15583); the maximal ISR counts, so a pending expansion waits
 // for the joining follower. Remote replicas outside the maximal ISR are not counted (Kafka
 // also waits for a caught-up replica eligible to join; with time abstracted away it is
-// left out).
+// left out). A record the high watermark passes is acknowledged only if the maximal ISR
+// then has min.insync.replicas members (Partition.checkEnoughReplicasReachOffset, every
+// release: else the produce request completes with NOT_ENOUGH_REPLICAS_AFTER_APPEND and
+// the record is committed but never acknowledged).
 func (m *Model) maybeIncrementHW(t *State, l int) {
 	r := &t.B[l]
 	if r.Role != RoleLeader || (m.p.HWMinISR && popcount(r.ISR) < m.C.MinISR) {
 		return
 	}
+	ack := popcount(r.MaxISR) >= m.C.MinISR || m.off(GuardAckMinISR)
 	hw := r.LEO
 	for f := 0; f < m.nb(); f++ {
 		if f != l && has(r.MaxISR, f) && r.FLEO[f] < hw {
@@ -202,7 +206,7 @@ func (m *Model) maybeIncrementHW(t *State, l int) {
 	}
 	for ; r.HW < hw; r.HW++ {
 		id := r.Log[r.HW].ID
-		if id != 0 && t.Acked[id-1] == 0 { // id 0: a hole (bytes.go)
+		if ack && id != 0 && t.Acked[id-1] == 0 { // id 0: a hole (bytes.go)
 			t.Acked[id-1] = r.HW + 1
 		}
 	}
