@@ -29,6 +29,18 @@ const (
 	GuardAlterPartitionResponseEpoch
 	GuardStaleControllerEpoch
 	GuardZkVersion
+	// The KRaft control plane's guards (model/kraft.go; kraft_guards.go says where each has
+	// a code path).
+	GuardKRaftAlterPartitionLeaderEpoch
+	GuardKRaftAlterPartitionPartitionEpoch
+	GuardKRaftAlterPartitionEligible
+	GuardKRaftAlterPartitionBrokerEpoch
+	GuardKRaftReplayPartitionEpoch
+	GuardKRaftReplayCatchUp
+	GuardKRaftUnfenceCatchUp
+	GuardKRaftRegisterIncarnation
+	GuardKRaftELRActive
+	GuardKRaftELRUncleanShutdown
 	NumGuards
 )
 
@@ -85,6 +97,36 @@ var Guards = [NumGuards]GuardInfo{
 	GuardZkVersion: {"ZkVersion",
 		"a write of the partition state succeeds only at the zkVersion the writer read (a lost update of leader and ISR)",
 		"KafkaZkClient.updateLeaderAndIsr: SetDataRequest(path, data, leaderAndIsr.partitionEpoch) -> BADVERSION"},
+	GuardKRaftAlterPartitionLeaderEpoch: {"KRaftAlterPartitionLeaderEpoch",
+		"the active controller rejects an AlterPartition from an older leader epoch (without the KAFKA-14154 fix: any other epoch) (a deposed leader changing the ISR)",
+		"ReplicationControlManager.validateAlterPartitionData: partitionData.leaderEpoch() < partition.leaderEpoch -> FENCED_LEADER_EPOCH"},
+	GuardKRaftAlterPartitionPartitionEpoch: {"KRaftAlterPartitionPartitionEpoch",
+		"the active controller rejects an AlterPartition based on an older partition epoch (without the KAFKA-14154 fix: any other) (an ISR change that undoes a newer one)",
+		"ReplicationControlManager.validateAlterPartitionData: partitionData.partitionEpoch() < partition.partitionEpoch -> INVALID_UPDATE_VERSION"},
+	GuardKRaftAlterPartitionEligible: {"KRaftAlterPartitionEligible",
+		"the active controller rejects an ISR with a member that is fenced, in controlled shutdown or not registered (a replica that may have lost its log joining the ISR)",
+		"ReplicationControlManager.ineligibleReplicasForIsr: registration == null, inControlledShutdown(), fenced() -> INELIGIBLE_REPLICA"},
+	GuardKRaftAlterPartitionBrokerEpoch: {"KRaftAlterPartitionBrokerEpoch",
+		"the active controller rejects an ISR join whose broker epoch (from its fetch) is not the joiner's registration (KIP-903: a replica that restarted after the fetch)",
+		"ReplicationControlManager.ineligibleReplicasForIsr: brokerState.brokerEpoch() != -1 && registration.epoch() != brokerState.brokerEpoch() -> INELIGIBLE_REPLICA"},
+	GuardKRaftReplayPartitionEpoch: {"KRaftReplayPartitionEpoch",
+		"a broker replaying a PartitionChangeRecord skips it when its partition is at a newer epoch already (an AlterPartition response applied first: a stale ISR or leader reinstated)",
+		"ReplicaManager.applyLocalLeadersDelta / applyLocalFollowersDelta -> Partition.makeLeader / makeFollower: partitionState.partitionEpoch < partitionEpoch -> skipped"},
+	GuardKRaftReplayCatchUp: {"KRaftReplayCatchUp",
+		"a restarted broker acts on its metadata image only once it has replayed the log up to its own registration (a stale image making it leader or follower of an old epoch)",
+		"BrokerServer.startup: waits for lifecycleManager.initialCatchUpFuture (BrokerLifecycleManager: heartbeat response isCaughtUp) and the first metadata publish"},
+	GuardKRaftUnfenceCatchUp: {"KRaftUnfenceCatchUp",
+		"the controller unfences a broker only once its heartbeat's metadata offset reaches its RegisterBrokerRecord (an unfenced broker acting on a stale image)",
+		"BrokerHeartbeatManager.calculateNextBrokerState: FENCED, request.currentMetadataOffset() >= registerBrokerRecordOffset -> UNFENCED"},
+	GuardKRaftRegisterIncarnation: {"KRaftRegisterIncarnation",
+		"the controller refuses a new incarnation's registration while the old one's session is valid (the restarted broker keeps its ISR membership and leadership unfenced by any record)",
+		"ClusterControlManager.registerBroker: heartbeatManager.hasValidSession(brokerId) && !request.incarnationId().equals(prevIncarnationId) -> DuplicateBrokerRegistrationException"},
+	GuardKRaftELRActive: {"KRaftELRActive",
+		"an ELR member is elected leader only when it is active: unfenced and not in controlled shutdown (KIP-966: a replica down or not caught up elected)",
+		"PartitionChangeBuilder.isValidNewLeader: targetIsr.isEmpty() && targetElr.contains(replica) && isAcceptableLeader.test(replica) (clusterControl.isActive)"},
+	GuardKRaftELRUncleanShutdown: {"KRaftELRUncleanShutdown",
+		"a broker's new incarnation leaves the ISR and the ELR before it registers (KIP-966: a replica that lost its unflushed records electable from the ELR)",
+		"ReplicationControlManager.handleBrokerUncleanShutdown (QuorumController.registerBroker): brokerWithUncleanShutdown leaves ISR and ELR, isAcceptableLeader excludes it"},
 }
 
 // GuardByName returns the guard called name.
@@ -107,6 +149,9 @@ func (m *Model) off(g Guard) bool { return m.C.Mutate&(1<<g) != 0 }
 // guardIn says why guard g has no code path in configuration c (its mechanism is not in
 // the version, or needs the control plane), or "" when it has one.
 func (c *Config) guardIn(g Guard, p *Profile) string {
+	if why, ok := c.kraftGuardIn(g, p); ok {
+		return why
+	}
 	switch g {
 	case GuardFetchLeaderEpoch:
 		if !p.KIP320 {
