@@ -110,7 +110,7 @@ var Guards = [NumGuards]GuardInfo{
 		"the active controller rejects an ISR join whose broker epoch (from its fetch) is not the joiner's registration (KIP-903: a replica that restarted after the fetch)",
 		"ReplicationControlManager.ineligibleReplicasForIsr: brokerState.brokerEpoch() != -1 && registration.epoch() != brokerState.brokerEpoch() -> INELIGIBLE_REPLICA"},
 	GuardKRaftReplayPartitionEpoch: {"KRaftReplayPartitionEpoch",
-		"a broker replaying a PartitionChangeRecord skips it when its partition is at a newer epoch already (an AlterPartition response applied first: a stale ISR or leader reinstated)",
+		"a broker replaying a PartitionChangeRecord skips it at an older leader epoch, or the same one and no newer partition epoch (an AlterPartition response applied first: a stale ISR or a pending one's state reset); Kafka skips only an older partition epoch",
 		"ReplicaManager.applyLocalLeadersDelta / applyLocalFollowersDelta -> Partition.makeLeader / makeFollower: partitionState.partitionEpoch < partitionEpoch -> skipped"},
 	GuardKRaftReplayCatchUp: {"KRaftReplayCatchUp",
 		"a restarted broker acts on its metadata image only once it has replayed the log up to its own registration (a stale image making it leader or follower of an old epoch)",
