@@ -42,15 +42,16 @@ func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 	if !t.acceptLeaderAndIsr(b, &msg, m.off(GuardStaleControllerEpoch)) {
 		return
 	}
-	m.applyPartitionState(t, b, &msg)
+	m.applyPartitionState(t, b, &msg, GuardLeaderAndIsrEpoch)
 }
 
 // applyPartitionState applies partition state msg (a LeaderAndIsr, or with KRaft the
 // partition state of broker b's metadata image) on broker b: becomeLeaderOrFollower's epoch
-// checks, then makeLeader or makeFollower.
-func (m *Model) applyPartitionState(t *State, b int, msg *Msg) {
+// checks (guard g: LeaderAndIsrEpoch, or with KRaft KRaftReplayPartitionEpoch), then
+// makeLeader or makeFollower.
+func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 	r := &t.B[b]
-	if (msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch && r.Role != RoleNone)) && !m.off(GuardLeaderAndIsrEpoch) {
+	if (msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch && r.Role != RoleNone)) && !m.off(g) {
 		return
 	}
 	if msg.Last != r.Leader || msg.Epoch != r.Epoch || r.Role == RoleNone {

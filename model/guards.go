@@ -30,6 +30,18 @@ const (
 	GuardStaleControllerEpoch
 	GuardZkVersion
 	GuardAckMinISR
+	// The KRaft control plane's guards (model/kraft.go; kraft_guards.go says where each has
+	// a code path).
+	GuardKRaftAlterPartitionLeaderEpoch
+	GuardKRaftAlterPartitionPartitionEpoch
+	GuardKRaftAlterPartitionEligible
+	GuardKRaftAlterPartitionBrokerEpoch
+	GuardKRaftReplayPartitionEpoch
+	GuardKRaftReplayCatchUp
+	GuardKRaftUnfenceCatchUp
+	GuardKRaftRegisterIncarnation
+	GuardKRaftELRActive
+	GuardKRaftELRUncleanShutdown
 	NumGuards
 )
 
@@ -89,6 +101,36 @@ var Guards = [NumGuards]GuardInfo{
 	GuardAckMinISR: {"AckMinISR",
 		"the leader acknowledges an acks=all write the high watermark passed only if its maximal ISR still has min.insync.replicas members (an acknowledged record on too few replicas after an ISR shrink)",
 		"Partition.checkEnoughReplicasReachOffset: minIsr <= curMaximalIsr.size, else NOT_ENOUGH_REPLICAS_AFTER_APPEND"},
+	GuardKRaftAlterPartitionLeaderEpoch: {"KRaftAlterPartitionLeaderEpoch",
+		"the active controller rejects an AlterPartition from an older leader epoch (without the KAFKA-14154 fix: any other epoch) (a deposed leader changing the ISR)",
+		"ReplicationControlManager.validateAlterPartitionData: partitionData.leaderEpoch() < partition.leaderEpoch -> FENCED_LEADER_EPOCH"},
+	GuardKRaftAlterPartitionPartitionEpoch: {"KRaftAlterPartitionPartitionEpoch",
+		"the active controller rejects an AlterPartition based on an older partition epoch (without the KAFKA-14154 fix: any other) (an ISR change that undoes a newer one)",
+		"ReplicationControlManager.validateAlterPartitionData: partitionData.partitionEpoch() < partition.partitionEpoch -> INVALID_UPDATE_VERSION"},
+	GuardKRaftAlterPartitionEligible: {"KRaftAlterPartitionEligible",
+		"the active controller rejects an ISR with a member that is fenced, in controlled shutdown or not registered (a replica that may have lost its log joining the ISR)",
+		"ReplicationControlManager.ineligibleReplicasForIsr: registration == null, inControlledShutdown(), fenced() -> INELIGIBLE_REPLICA"},
+	GuardKRaftAlterPartitionBrokerEpoch: {"KRaftAlterPartitionBrokerEpoch",
+		"the active controller rejects an ISR join whose broker epoch (from its fetch) is not the joiner's registration (KIP-903: a replica that restarted after the fetch)",
+		"ReplicationControlManager.ineligibleReplicasForIsr: brokerState.brokerEpoch() != -1 && registration.epoch() != brokerState.brokerEpoch() -> INELIGIBLE_REPLICA"},
+	GuardKRaftReplayPartitionEpoch: {"KRaftReplayPartitionEpoch",
+		"a broker replaying a PartitionChangeRecord skips it at an older leader epoch, or the same one and no newer partition epoch (an AlterPartition response applied first: a stale ISR or a pending one's state reset); Kafka skips only an older partition epoch",
+		"ReplicaManager.applyLocalLeadersDelta / applyLocalFollowersDelta -> Partition.makeLeader / makeFollower: partitionState.partitionEpoch < partitionEpoch -> skipped"},
+	GuardKRaftReplayCatchUp: {"KRaftReplayCatchUp",
+		"a restarted broker acts on its metadata image only once it has replayed the log up to its own registration (a stale image making it leader or follower of an old epoch)",
+		"BrokerServer.startup: waits for lifecycleManager.initialCatchUpFuture (BrokerLifecycleManager: heartbeat response isCaughtUp) and the first metadata publish"},
+	GuardKRaftUnfenceCatchUp: {"KRaftUnfenceCatchUp",
+		"the controller unfences a broker only once its heartbeat's metadata offset reaches its RegisterBrokerRecord (an unfenced broker acting on a stale image)",
+		"BrokerHeartbeatManager.calculateNextBrokerState: FENCED, request.currentMetadataOffset() >= registerBrokerRecordOffset -> UNFENCED"},
+	GuardKRaftRegisterIncarnation: {"KRaftRegisterIncarnation",
+		"the controller refuses a new incarnation's registration while the old one's session is valid (the restarted broker keeps its ISR membership and leadership unfenced by any record)",
+		"ClusterControlManager.registerBroker: heartbeatManager.hasValidSession(brokerId) && !request.incarnationId().equals(prevIncarnationId) -> DuplicateBrokerRegistrationException"},
+	GuardKRaftELRActive: {"KRaftELRActive",
+		"an ELR member is elected leader only when it is active: unfenced and not in controlled shutdown (KIP-966: a replica down or not caught up elected)",
+		"PartitionChangeBuilder.isValidNewLeader: targetIsr.isEmpty() && targetElr.contains(replica) && isAcceptableLeader.test(replica) (clusterControl.isActive)"},
+	GuardKRaftELRUncleanShutdown: {"KRaftELRUncleanShutdown",
+		"a broker's new incarnation leaves the ISR and the ELR before it registers (KIP-966: a replica that lost its unflushed records electable from the ELR)",
+		"ReplicationControlManager.handleBrokerUncleanShutdown (QuorumController.registerBroker): brokerWithUncleanShutdown leaves ISR and ELR, isAcceptableLeader excludes it"},
 }
 
 // GuardByName returns the guard called name.
@@ -111,6 +153,9 @@ func (m *Model) off(g Guard) bool { return m.C.Mutate&(1<<g) != 0 }
 // guardIn says why guard g has no code path in configuration c (its mechanism is not in
 // the version, or needs the control plane), or "" when it has one.
 func (c *Config) guardIn(g Guard, p *Profile) string {
+	if why, ok := c.kraftGuardIn(g, p); ok {
+		return why
+	}
 	switch g {
 	case GuardFetchLeaderEpoch:
 		if !p.KIP320 {

@@ -208,7 +208,7 @@ func (m *Model) replayOne(t *State, b int) {
 	}
 	r := &t.B[b]
 	if r.Alive && !r.Register && ((rec.Kind == RecPartition && r.Role != RoleNone) ||
-		(r.Role == RoleNone && k.caughtUp(b))) {
+		(r.Role == RoleNone && (k.caughtUp(b) || m.off(GuardKRaftReplayCatchUp)))) {
 		m.publishImage(t, b)
 	}
 }
@@ -224,7 +224,7 @@ func (m *Model) publishImage(t *State, b int) {
 		return
 	}
 	msg := Msg{Kind: MsgLeaderAndIsr, Epoch: p.Epoch, Off: p.PEpoch, Last: p.Leader, HW: p.ISR}
-	m.applyPartitionState(t, b, &msg)
+	m.applyPartitionState(t, b, &msg, GuardKRaftReplayPartitionEpoch)
 }
 
 // change is PartitionChangeBuilder.build for the partition: target ISR isr, broker remove
@@ -269,6 +269,9 @@ func (m *Model) change(t *State, isr uint8, remove, add, unclean int) bool {
 		}
 	}
 	valid := func(r int) bool {
+		if isr == 0 && has(elr, r) && !acceptable(r) && m.off(GuardKRaftELRActive) {
+			return r != remove && r != unclean
+		}
 		return (has(isr, r) || (isr == 0 && has(elr, r))) && acceptable(r)
 	}
 	leader, uncleanElected := c.Leader, false
@@ -331,11 +334,11 @@ func (m *Model) kraftSteps(g *gen) {
 		// Shutdown -> ReplicationControlManager.handleBrokerUncleanShutdown: with ELR, b leaves
 		// the ISR and the ELR; 3.9 treats every new incarnation so, clean or not), then the
 		// RegisterBrokerRecord (fenced) with the new broker epoch.
-		if r.Alive && r.Register && has(k.Fenced, b) {
+		if r.Alive && r.Register && (has(k.Fenced, b) || m.off(GuardKRaftRegisterIncarnation)) {
 			a := act1(KindControllerRegisterBroker, b)
 			t := g.emit(a)
 			ok := true
-			if m.C.ELR && (has(t.Ctrl.ISR, b) || has(t.KR.ELR, b)) {
+			if m.C.ELR && (has(t.Ctrl.ISR, b) || has(t.KR.ELR, b)) && !m.off(GuardKRaftELRUncleanShutdown) {
 				ok = m.change(t, t.Ctrl.ISR&^bit(b), -1, -1, b)
 			}
 			if !ok {
@@ -343,7 +346,11 @@ func (m *Model) kraftSteps(g *gen) {
 				g.cutStep(a, BoundMaxEpoch)
 			} else {
 				t.Ctrl.BEpoch[b]++
+				// The new registration is fenced and not shutting down; b was so already
+				// unless KRaftRegisterIncarnation is off.
+				t.Ctrl.Live &^= bit(b)
 				t.KR.Fenced |= bit(b)
+				t.KR.Down &^= bit(b)
 				m.appendRec(t, MetaRec{Kind: RecRegister, Broker: uint8(b)})
 				t.B[b].Register = false
 			}
@@ -351,7 +358,8 @@ func (m *Model) kraftSteps(g *gen) {
 		// BrokerReplayMetadata(b): b's metadata loader reads its next record; or, after a
 		// restart with nothing new to read, publishes its image for the first time
 		// (BrokerMetadataPublisher's first publish, once registered).
-		if r.Alive && !r.Register && (k.Lag[b] > 0 || (r.Role == RoleNone && k.image(b).Leader != 0 && k.caughtUp(b))) {
+		if r.Alive && !r.Register && (k.Lag[b] > 0 || (r.Role == RoleNone && k.image(b).Leader != 0 &&
+			(k.caughtUp(b) || m.off(GuardKRaftReplayCatchUp)))) {
 			t := g.emit(act1(KindBrokerReplayMetadata, b))
 			if t.KR.Lag[b] > 0 {
 				m.replayOne(t, b)
@@ -365,7 +373,7 @@ func (m *Model) kraftSteps(g *gen) {
 		// moves it from FENCED to UNFENCED: ReplicationControlManager.handleBrokerUnfenced
 		// writes the UnfenceBroker record, then elects b for a partition without a leader
 		// (brokerToAdd = b).
-		if r.Alive && !r.Register && has(k.Fenced, b) && !has(k.Down, b) && k.caughtUp(b) {
+		if r.Alive && !r.Register && has(k.Fenced, b) && !has(k.Down, b) && (k.caughtUp(b) || m.off(GuardKRaftUnfenceCatchUp)) {
 			a := act1(KindControllerUnfenceBroker, b)
 			t := g.emit(a)
 			t.KR.Fenced &^= bit(b)
@@ -549,17 +557,17 @@ func (m *Model) krAlterPartition(t *State, j int) {
 	switch {
 	case fix && (req.Epoch > c.Epoch || req.Off > c.PEpoch):
 		notController()
-	case req.Epoch < c.Epoch || (!fix && req.Epoch != c.Epoch):
+	case (req.Epoch < c.Epoch || (!fix && req.Epoch != c.Epoch)) && !m.off(GuardKRaftAlterPartitionLeaderEpoch):
 		resp.Err = ErrFencedLeaderEpoch
 	case c.Leader != req.From+1:
 		resp.Err = ErrInvalidRequest
-	case req.Off < c.PEpoch || (!fix && req.Off != c.PEpoch):
+	case (req.Off < c.PEpoch || (!fix && req.Off != c.PEpoch)) && !m.off(GuardKRaftAlterPartitionPartitionEpoch):
 		resp.Err = ErrInvalidUpdateVersion
 	case !has(req.HW, int(req.From)):
 		resp.Err = ErrInvalidRequest
-	case req.HW&^c.Live != 0:
+	case req.HW&^c.Live != 0 && !m.off(GuardKRaftAlterPartitionEligible):
 		resp.Err = ErrIneligibleReplica
-	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE:
+	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE && !m.off(GuardKRaftAlterPartitionBrokerEpoch):
 		resp.Err = ErrIneligibleReplica
 	case !active:
 		notController()
