@@ -168,16 +168,19 @@ func (f Family) GuardNames() []string {
 	return out
 }
 
-// guardBits maps the guards named in mutate to a model's bits, with byName the model's
-// lookup; an unknown name is an error.
-func guardBits[G ~uint8](mutate map[string]bool, byName func(string) (G, bool)) (uint32, error) {
+// guardBits maps the guards named in mutate to a model's bits: guard g (bit g) of the n in
+// the model's table is called name(g); an unknown name is an error.
+func guardBits(mutate map[string]bool, n int, name func(g int) string) (uint32, error) {
 	var bits uint32
-	for name := range mutate {
-		g, ok := byName(name)
-		if !ok {
-			return 0, fmt.Errorf("mutate: unknown guard %q", name)
+next:
+	for want := range mutate {
+		for g := range n {
+			if name(g) == want {
+				bits |= 1 << g
+				continue next
+			}
 		}
-		bits |= 1 << g
+		return 0, fmt.Errorf("mutate: unknown guard %q", want)
 	}
 	return bits, nil
 }

@@ -55,7 +55,7 @@ func referenceFamily() Family {
 
 func validateReference(cfg Config) error {
 	v := reference.Variant(cfg.Values["variant"])
-	bits, err := guardBits(cfg.Mutate, reference.GuardByName)
+	bits, err := guardBits(cfg.Mutate, len(reference.Guards), func(g int) string { return reference.Guards[g].Name })
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 	if v == reference.AsyncIsr {
 		return buildAsyncIsr(cfg)
 	}
-	bits, _ := guardBits(cfg.Mutate, reference.GuardByName)
+	bits, _ := guardBits(cfg.Mutate, len(reference.Guards), func(g int) string { return reference.Guards[g].Name })
 	m, err := reference.New(reference.Config{
 		Mutate:         bits,
 		Variant:        v,

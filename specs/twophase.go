@@ -43,7 +43,7 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 	}
 	m := twophase.New(n)
 	m.EarlyCommit = !cfg.Switches[TwoPhaseFix]
-	bits, err := guardBits(cfg.Mutate, twophase.GuardByName)
+	bits, err := guardBits(cfg.Mutate, len(twophase.Guards), func(g int) string { return twophase.Guards[g].Name })
 	if err != nil {
 		return nil, fmt.Errorf("twophase: %w", err)
 	}

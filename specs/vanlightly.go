@@ -75,7 +75,7 @@ func vanlightlyFamily() Family {
 }
 
 func validateVanlightly(cfg Config) error {
-	if _, err := guardBits(cfg.Mutate, vanlightly.GuardByName); err != nil {
+	if _, err := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }); err != nil {
 		return err
 	}
 	return vanlightlyConfig(cfg).Validate()
@@ -93,7 +93,7 @@ func vanlightlyGuards() []GuardInfo {
 
 func vanlightlyConfig(cfg Config) vanlightly.Config {
 	v := cfg.Values
-	mutate, _ := guardBits(cfg.Mutate, vanlightly.GuardByName) // an unknown name: validateVanlightly's error
+	mutate, _ := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }) // an unknown name: validateVanlightly's error
 	return vanlightly.Config{
 		Mutate:                    mutate,
 		ReplicationFactor:         v["replication_factor"],
@@ -110,7 +110,7 @@ func vanlightlyConfig(cfg Config) vanlightly.Config {
 }
 
 func buildVanlightly(cfg Config) (checker.Runnable, error) {
-	if _, err := guardBits(cfg.Mutate, vanlightly.GuardByName); err != nil {
+	if _, err := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }); err != nil {
 		return nil, fmt.Errorf("vanlightly: %w", err)
 	}
 	m, err := vanlightly.New(vanlightlyConfig(cfg))

@@ -48,16 +48,6 @@ var Guards = [NumGuards]GuardInfo{
 		"Kip320 FencedBecomeFollowerAndTruncate: ReplicaPresumesLeadership(leader) /\\ leaderEpoch = request epoch"},
 }
 
-// GuardByName returns the guard called name.
-func GuardByName(name string) (Guard, bool) {
-	for g := range Guards {
-		if Guards[g].Name == name {
-			return Guard(g), true
-		}
-	}
-	return 0, false
-}
-
 // GuardBit is the bit of Config.Mutate that turns guard g off.
 func GuardBit(g Guard) uint32 { return 1 << g }
 
