@@ -114,22 +114,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
 	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
 	over.SpillDir = f.spillDir
-	if f.memory != "" {
-		n, err := specs.ParseSize(f.memory)
-		if err == nil && n <= 0 {
-			err = errors.New("must be positive; leave it out for the default")
-		}
-		if err != nil {
-			return usageError(stderr, "check", "--memory: %v (got %q)", err, f.memory)
-		}
-		over.MemoryBytes = n
-	}
-	if f.timeBudget != "" {
-		d, err := specs.ParseDuration(f.timeBudget)
-		if err != nil {
-			return usageError(stderr, "check", "--time: %v (got %q)", err, f.timeBudget)
-		}
-		over.Time = d
+	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &over); !ok {
+		return code
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"kmc/checker"
 	"kmc/specs"
 )
 
@@ -194,6 +195,30 @@ func flagSuggestion(fs *pflag.FlagSet, err error) string {
 }
 
 // usageError reports a usage problem found after flag parsing.
+// parseBudgets reads a command's --memory (empty: left as it is) and its time flag called
+// timeFlag (empty value: no limit) into o. On a bad value it prints the usage error and
+// returns its exit code with ok false.
+func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, o *checker.Options) (code int, ok bool) {
+	if memory != "" {
+		n, err := specs.ParseSize(memory)
+		if err == nil && n <= 0 {
+			err = errors.New("must be positive; leave it out for the default")
+		}
+		if err != nil {
+			return usageError(stderr, cmd, "--memory: %v (got %q)", err, memory), false
+		}
+		o.MemoryBytes = n
+	}
+	if timeValue != "" {
+		d, err := specs.ParseDuration(timeValue)
+		if err != nil {
+			return usageError(stderr, cmd, "--%s: %v (got %q)", timeFlag, err, timeValue), false
+		}
+		o.Time = d
+	}
+	return 0, true
+}
+
 func usageError(stderr io.Writer, cmd, format string, args ...any) int {
 	fmt.Fprintf(stderr, "kmc: %s: %s\n", cmd, fmt.Sprintf(format, args...))
 	hint(stderr, "run 'kmc help "+cmd+"' for usage")

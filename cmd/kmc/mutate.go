@@ -77,19 +77,8 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "mutate", "--workers, --max-states and --raise-max-states must not be negative")
 	}
 	over := checker.Options{Workers: *workers, MaxStates: *maxStates}
-	if *memory != "" {
-		n, err := specs.ParseSize(*memory)
-		if err != nil {
-			return usageError(stderr, "mutate", "--memory: %v (got %q)", err, *memory)
-		}
-		over.MemoryBytes = n
-	}
-	if *perMutant != "" {
-		d, err := specs.ParseDuration(*perMutant)
-		if err != nil {
-			return usageError(stderr, "mutate", "--max-time-per-mutant: %v (got %q)", err, *perMutant)
-		}
-		over.Time = d
+	if code, ok := parseBudgets(stderr, "mutate", *memory, "max-time-per-mutant", *perMutant, &over); !ok {
+		return code
 	}
 	path := fs.Arg(0)
 	spec, code := loadSpec(path, withFixes(*sets, *fixes), stderr)

@@ -31,15 +31,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "suite", "--workers must be 0..%d (got %d)", specs.MaxWorkers, *workers)
 	}
 	opts := checker.Options{Workers: *workers, MemoryBytes: defaultMemory()}
-	if *memory != "" {
-		n, err := specs.ParseSize(*memory)
-		if err == nil && n <= 0 {
-			err = errors.New("must be positive; leave it out for the default")
-		}
-		if err != nil {
-			return usageError(stderr, "suite", "--memory: %v (got %q)", err, *memory)
-		}
-		opts.MemoryBytes = n
+	if code, ok := parseBudgets(stderr, "suite", *memory, "", "", &opts); !ok {
+		return code
 	}
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

@@ -77,19 +77,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "sweep", "want at least one --vary KEY=LO..HI")
 	}
 	over := checker.Options{Workers: *workers, MaxStates: *maxStates}
-	if *memory != "" {
-		n, err := specs.ParseSize(*memory)
-		if err != nil {
-			return usageError(stderr, "sweep", "--memory: %v (got %q)", err, *memory)
-		}
-		over.MemoryBytes = n
-	}
-	if *perPoint != "" {
-		d, err := specs.ParseDuration(*perPoint)
-		if err != nil {
-			return usageError(stderr, "sweep", "--max-time-per-point: %v (got %q)", err, *perPoint)
-		}
-		over.Time = d
+	if code, ok := parseBudgets(stderr, "sweep", *memory, "max-time-per-point", *perPoint, &over); !ok {
+		return code
 	}
 	path := fs.Arg(0)
 	*sets = withFixes(*sets, *fixes)

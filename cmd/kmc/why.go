@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -149,20 +148,8 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "why", "--workers must be at most %d, the engine's most (got %d)", specs.MaxWorkers, f.workers)
 	}
 	over := checker.Options{Workers: f.workers, MaxStates: f.maxState}
-	d, err := specs.ParseDuration(f.perPoint)
-	if err != nil {
-		return usageError(stderr, "why", "--max-time-per-point: %v (got %q)", err, f.perPoint)
-	}
-	over.Time = d
-	if f.memory != "" {
-		n, err := specs.ParseSize(f.memory)
-		if err == nil && n <= 0 {
-			err = errors.New("must be positive; leave it out for the default")
-		}
-		if err != nil {
-			return usageError(stderr, "why", "--memory: %v (got %q)", err, f.memory)
-		}
-		over.MemoryBytes = n
+	if code, ok := parseBudgets(stderr, "why", f.memory, "max-time-per-point", f.perPoint, &over); !ok {
+		return code
 	}
 
 	path := fs.Arg(0)
