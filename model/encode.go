@@ -1027,6 +1027,9 @@ func (m *Model) AppendEvents(from *State, a uint64, to *State, buf []byte) []byt
 	if m.cp() {
 		m.storeWrites(e, from, to, actor)
 	}
+	if m.C.KRaft {
+		m.kraftEvents(e, from, a, to)
+	}
 	for i := 0; i < int(to.Net.Len); i++ {
 		g := &to.Net.Msgs[i]
 		old := in(&from.Net, g)

@@ -114,3 +114,45 @@ func TestKRaftView(t *testing.T) {
 		t.Errorf("views after the renounce still show the old controller: %s", got)
 	}
 }
+
+// Reference: sequence charts (checker.Eventer) of the KRaft plane. Over a BFS sample, each
+// KRaft control-plane step draws what happened: a registration and a heartbeat as messages
+// to the controller with the record appended, a fencing with its records, a replay as a
+// message from the controller (or a broker's first image).
+func TestKRaftEvents(t *testing.T) {
+	m, states := reachable(t, kraftConfig(false), 20000)
+	want := map[int][]string{
+		KindControllerRegisterBroker: {`"type":"send","actor":"b`, `BrokerRegistration b`, `RegisterBrokerRecord b`},
+		KindControllerUnfenceBroker:  {`BrokerHeartbeat b`, `unfenced`},
+		KindControllerFenceBroker:    {`session of b`, `fenced`},
+		KindBrokerReplayMetadata:     {`"actor":"controller"`},
+		KindControllerQuorumFailover: {`ControllerQuorumFailover`},
+	}
+	found := map[int]bool{}
+	var succ []State
+	var acts []uint64
+	for i := range states {
+		succ, acts = m.Next(&states[i], succ[:0], acts[:0])
+		for j, a := range acts {
+			subs, ok := want[kindOf(a)]
+			if !ok {
+				continue
+			}
+			ev := string(m.AppendEvents(&states[i], a, &succ[j], nil))
+			if kindOf(a) == KindBrokerReplayMetadata && states[i].KR.Lag[argOf(a, 0)] == 0 {
+				subs = []string{"publishes its first metadata image"}
+			}
+			for _, s := range subs {
+				if !strings.Contains(ev, s) {
+					t.Errorf("%s: events %s lack %q", m.ActionName(a), ev, s)
+				}
+			}
+			found[kindOf(a)] = true
+		}
+	}
+	for k := range want {
+		if !found[k] {
+			t.Errorf("no step of kind %d in the sample", k)
+		}
+	}
+}
