@@ -620,10 +620,11 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	if d := c.CompareVacuous(res, why); d != "" && len(diffs) == 0 {
 		diffs = append(diffs, d)
 	}
+	// Wrapped at 100 columns as the other lines: a vacuous verdict can name many reasons.
 	if len(diffs) > 0 {
-		fmt.Fprintf(w, "Result: %s; the spec expects %s (%s)\n", got, c.Expected(), strings.Join(diffs, "; "))
+		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s; the spec expects %s (%s)", got, c.Expected(), strings.Join(diffs, "; ")), 100, "  "))
 	} else {
-		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)
+		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s, as the spec expects.", got), 100, "  "))
 	}
 }
 
