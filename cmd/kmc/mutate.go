@@ -19,6 +19,8 @@ const mutateSynopsis = "kmc mutate SPEC [--check NAME] [--guard NAME]... [--set 
 const mutateExamples = `  kmc mutate specs/twophase.toml --check fixed
   kmc mutate specs/kafka-guards.toml --check isr
   kmc mutate specs/kafka-guards.toml --check epochs --guard FetchDivergence --guard FetchResponseEpoch
+  kmc mutate specs/kafka-kraft-guards.toml --check power-elr
+  kmc mutate specs/vanlightly/v3-5-guards.toml --check rf2
   kmc mutate specs/twophase.toml --check fixed --format json
 `
 
