@@ -161,13 +161,9 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 // Encode appends the canonical encoding of s: the RM states at two bits each, then the TM
 // state and message flags in one byte, then tmPrepared and the Prepared messages.
 func (m *Model) Encode(s *State, buf []byte) []byte {
-	var acc byte
-	for r := 0; r < m.N; r++ {
-		acc |= byte(s.RM[r]&3) << (2 * (r & 3))
-		if r&3 == 3 || r == m.N-1 {
-			buf = append(buf, acc)
-			acc = 0
-		}
+	var rms uint32 // two bits per RM; N <= 16
+	for r := m.N - 1; r >= 0; r-- {
+		rms = rms<<2 | uint32(s.RM[r]&3)
 	}
 	flags := byte(s.TM & 3)
 	if s.MsgCommit {
@@ -176,9 +172,14 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	if s.MsgAbort {
 		flags |= 8
 	}
-	return append(buf, flags,
-		byte(s.TMPrepared), byte(s.TMPrepared>>8),
-		byte(s.MsgPrepared), byte(s.MsgPrepared>>8))
+	var b [13]byte
+	nb := (m.N + 3) / 4
+	for i := range nb {
+		b[i] = byte(rms >> (8 * i))
+	}
+	b[nb], b[nb+1], b[nb+2], b[nb+3], b[nb+4] = flags,
+		byte(s.TMPrepared), byte(s.TMPrepared>>8), byte(s.MsgPrepared), byte(s.MsgPrepared>>8)
+	return append(buf, b[:nb+5]...)
 }
 
 // Decode reads a state written by Encode into s.
