@@ -133,7 +133,7 @@ func kafkaFamily() Family {
 					return fmt.Errorf("without: %s is in no release line (a proposal, not a shipped fix)", name)
 				}
 			}
-			if _, err := guardBits(cfg.Mutate, len(model.Guards), func(g int) string { return model.Guards[g].Name }); err != nil {
+			if _, err := kafkaGuardBits(cfg); err != nil {
 				return err
 			}
 			c := KafkaConfig(cfg)
@@ -145,7 +145,7 @@ func kafkaFamily() Family {
 // KafkaConfig is the model configuration a resolved spec configuration describes.
 func KafkaConfig(cfg Config) model.Config {
 	v := cfg.Values
-	mutate, _ := guardBits(cfg.Mutate, len(model.Guards), func(g int) string { return model.Guards[g].Name }) // an unknown name: Validate's error
+	mutate, _ := kafkaGuardBits(cfg) // an unknown name: Validate's error
 	return model.Config{
 		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
 		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"],
@@ -192,7 +192,7 @@ func withoutBits(without map[string]bool) uint8 {
 }
 
 func buildKafka(cfg Config) (checker.Runnable, error) {
-	if _, err := guardBits(cfg.Mutate, len(model.Guards), func(g int) string { return model.Guards[g].Name }); err != nil {
+	if _, err := kafkaGuardBits(cfg); err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
 	m, err := model.New(KafkaConfig(cfg))
@@ -245,4 +245,9 @@ func kafkaTerms(names []string, docs map[string]string) []Term {
 		out = append(out, Term{n, docs[n]})
 	}
 	return out
+}
+
+// kafkaGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
+func kafkaGuardBits(cfg Config) (uint32, error) {
+	return guardBits(cfg.Mutate, len(model.Guards), func(g int) string { return model.Guards[g].Name })
 }

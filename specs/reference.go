@@ -55,7 +55,7 @@ func referenceFamily() Family {
 
 func validateReference(cfg Config) error {
 	v := reference.Variant(cfg.Values["variant"])
-	bits, err := guardBits(cfg.Mutate, len(reference.Guards), func(g int) string { return reference.Guards[g].Name })
+	bits, err := referenceGuardBits(cfg)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 	if v == reference.AsyncIsr {
 		return buildAsyncIsr(cfg)
 	}
-	bits, _ := guardBits(cfg.Mutate, len(reference.Guards), func(g int) string { return reference.Guards[g].Name })
+	bits, _ := referenceGuardBits(cfg)
 	m, err := reference.New(reference.Config{
 		Mutate:         bits,
 		Variant:        v,
@@ -157,3 +157,8 @@ var (
 	_ checker.Bounded[reference.State]      = (*reference.Model)(nil)
 	_ checker.Bounded[reference.AsyncState] = (*reference.AsyncModel)(nil)
 )
+
+// referenceGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
+func referenceGuardBits(cfg Config) (uint32, error) {
+	return guardBits(cfg.Mutate, len(reference.Guards), func(g int) string { return reference.Guards[g].Name })
+}

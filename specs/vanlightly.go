@@ -75,7 +75,7 @@ func vanlightlyFamily() Family {
 }
 
 func validateVanlightly(cfg Config) error {
-	if _, err := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }); err != nil {
+	if _, err := vanlightlyGuardBits(cfg); err != nil {
 		return err
 	}
 	return vanlightlyConfig(cfg).Validate()
@@ -93,7 +93,7 @@ func vanlightlyGuards() []GuardInfo {
 
 func vanlightlyConfig(cfg Config) vanlightly.Config {
 	v := cfg.Values
-	mutate, _ := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }) // an unknown name: validateVanlightly's error
+	mutate, _ := vanlightlyGuardBits(cfg) // an unknown name: validateVanlightly's error
 	return vanlightly.Config{
 		Mutate:                    mutate,
 		ReplicationFactor:         v["replication_factor"],
@@ -110,7 +110,7 @@ func vanlightlyConfig(cfg Config) vanlightly.Config {
 }
 
 func buildVanlightly(cfg Config) (checker.Runnable, error) {
-	if _, err := guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name }); err != nil {
+	if _, err := vanlightlyGuardBits(cfg); err != nil {
 		return nil, fmt.Errorf("vanlightly: %w", err)
 	}
 	m, err := vanlightly.New(vanlightlyConfig(cfg))
@@ -144,3 +144,8 @@ func buildVanlightly(cfg Config) (checker.Runnable, error) {
 
 // The port identifies a state by the module's VIEW.
 var _ checker.Projected = (*vanlightly.Model)(nil)
+
+// vanlightlyGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
+func vanlightlyGuardBits(cfg Config) (uint32, error) {
+	return guardBits(cfg.Mutate, len(vanlightly.Guards), func(g int) string { return vanlightly.Guards[g].Name })
+}
