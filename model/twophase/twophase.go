@@ -9,7 +9,10 @@
 // the standard library.
 package twophase
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // MaxRM is the largest number of resource managers a Model supports.
 const MaxRM = 16
@@ -161,25 +164,28 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 // Encode appends the canonical encoding of s: the RM states at two bits each, then the TM
 // state and message flags in one byte, then tmPrepared and the Prepared messages.
 func (m *Model) Encode(s *State, buf []byte) []byte {
-	var rms uint32 // two bits per RM; N <= 16
-	for r := m.N - 1; r >= 0; r-- {
-		rms = rms<<2 | uint32(s.RM[r]&3)
+	var rms uint64 // two bits per RM; N <= 16
+	for r := range m.N {
+		rms |= uint64(s.RM[r]&3) << (2 * r)
 	}
-	flags := byte(s.TM & 3)
+	flags := uint64(s.TM & 3)
 	if s.MsgCommit {
 		flags |= 4
 	}
 	if s.MsgAbort {
 		flags |= 8
 	}
-	var b [13]byte
-	nb := (m.N + 3) / 4
-	for i := range nb {
-		b[i] = byte(rms >> (8 * i))
+	// The bytes, little endian: nb of RM states, the flags, tmPrepared, the Prepared
+	// messages; the first 8 go in one store.
+	nb := uint((m.N + 3) / 4)
+	tail := flags | uint64(s.TMPrepared)<<8 | uint64(s.MsgPrepared)<<24
+	n := len(buf) + int(nb) + 5
+	if nb <= 3 {
+		buf = binary.LittleEndian.AppendUint64(buf, rms|tail<<(8*nb))
+		return buf[:n]
 	}
-	b[nb], b[nb+1], b[nb+2], b[nb+3], b[nb+4] = flags,
-		byte(s.TMPrepared), byte(s.TMPrepared>>8), byte(s.MsgPrepared), byte(s.MsgPrepared>>8)
-	return append(buf, b[:nb+5]...)
+	buf = binary.LittleEndian.AppendUint64(buf, rms|tail<<32)
+	return append(buf, byte(tail>>32))
 }
 
 // Decode reads a state written by Encode into s.
