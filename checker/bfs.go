@@ -240,12 +240,18 @@ func (e *engine[S]) memBytes() int64 {
 		b += int64(cap(f))
 	}
 	for _, d := range e.dedup {
-		b += 12 * int64(len(d.fps))
+		b += 12*int64(len(d.fps)) + 8*int64(cap(d.firsts))
+	}
+	for _, w := range e.ws {
+		b += w.bytes()
 	}
 	for _, o := range e.outs {
 		b += int64(cap(o.arena)) + 32*int64(cap(o.cands)) + 4*int64(cap(o.edges)+cap(o.ecodes)+cap(o.ecnt))
 		b += int64(cap(o.rec)) + 4*int64(cap(o.recBlk)+cap(o.recPart))
 		b += 12*int64(cap(o.cuts)) + 16*int64(cap(o.missingCut))
+		for _, l := range o.byW {
+			b += 4 * int64(cap(l))
+		}
 	}
 	return b
 }

@@ -29,32 +29,56 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 	run := func(w, nw int) {
 		d := e.dedup[w]
 		d.reset(total/nw + total/(4*nw))
+		// First pass: the segment's first occurrence of each fingerprint is new (the
+		// expansion found it in no shard), and gets pendBit|its sequence number; a later one
+		// gets that too with values, or noIndex. The first occurrences go to d.firsts.
+		d.firsts = d.firsts[:0]
+		one := func(cd *cand, seq uint32) {
+			slot, seen := d.find(cd.fp)
+			if seen {
+				cd.ref = d.refs[slot]
+				if !vals {
+					cd.ref = noIndex // a later occurrence
+				}
+				return
+			}
+			cd.ref = pendBit | seq
+			d.add(slot, cd.fp, cd.ref)
+			d.firsts = append(d.firsts, cd)
+		}
 		for c, o := range outs {
 			base := e.bases[c]
+			if nw > 1 && len(o.byW) == nw {
+				for _, i := range o.byW[w] {
+					one(&o.cands[i], base+i)
+				}
+				continue
+			}
 			for i := range o.cands {
-				cd := &o.cands[i]
-				s := shardOf(cd.fp)
-				if s%nw != w {
-					continue
+				if cd := &o.cands[i]; shardOf(cd.fp)%nw == w {
+					one(cd, base+uint32(i))
 				}
-				slot, seen := d.find(cd.fp)
-				if seen {
-					cd.ref = d.refs[slot]
-					if !vals {
-						cd.ref = noIndex // a later occurrence
-					}
-					continue
-				}
-				v, ins := e.set.shards[s].insert(cd.fp, pendBit|(base+uint32(i)), vals)
+			}
+		}
+		// Second pass: insert them into the shards, a batch at a time, touching each one's
+		// home slot first so that the cache misses overlap. (A fingerprint that the full
+		// segment table did not take is found in its shard here, and answers as a later
+		// occurrence.)
+		for b := 0; b < len(d.firsts); b += insertBatch {
+			batch := d.firsts[b:min(b+insertBatch, len(d.firsts))]
+			var touch uint64
+			for _, cd := range batch {
+				touch += e.set.shards[shardOf(cd.fp)].probe(cd.fp)
+			}
+			d.touch = touch
+			for _, cd := range batch {
+				v, ins := e.set.shards[shardOf(cd.fp)].insert(cd.fp, cd.ref, vals)
 				switch {
 				case vals:
 					cd.ref = v
-				case ins:
-					cd.ref = pendBit | (base + uint32(i))
-				default:
-					cd.ref = noIndex // known; its index is not needed without the graph
+				case !ins:
+					cd.ref = noIndex
 				}
-				d.add(slot, cd.fp, cd.ref)
 			}
 		}
 	}
@@ -193,11 +217,17 @@ func (e *engine[S]) stateLimit() int64 {
 // segment and cleared for the next. When full it stops taking fingerprints (their later
 // occurrences then go to the large set, which answers the same).
 type segSet struct {
-	fps  []uint64
-	refs []uint32
-	mask uint64
-	n    int
+	fps    []uint64
+	refs   []uint32
+	mask   uint64
+	n      int
+	firsts []*cand // the first occurrences, in candidate order
+	touch  uint64  // keeps the probe loads alive
 }
+
+// insertBatch is the number of new fingerprints whose home slots are touched before they
+// are inserted.
+const insertBatch = 256
 
 // reset empties the table and sizes it for about n fingerprints.
 func (d *segSet) reset(n int) {

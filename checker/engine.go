@@ -107,7 +107,7 @@ const (
 
 // Work sizes; variables so that tests can make them small enough to exercise every path.
 var (
-	chunkStates   = 256     // frontier states per unit of work in the expansion phase
+	chunkStates   = 1024    // frontier states per unit of work in the expansion phase
 	segmentStates = 1 << 14 // frontier states expanded, inserted and committed together
 )
 
@@ -265,6 +265,7 @@ type missingCode struct {
 type chunkOut struct {
 	lo, hi int
 	cands  []cand
+	byW    [][]uint32 // with several workers: per insertion worker, its candidates' indices
 	arena  []byte
 	// Liveness graph edges of the chunk, in successor order (self-loops left out): a state
 	// index, or pendBit|candidate number in this chunk; ecnt[k] is where the edges of the

@@ -9,16 +9,24 @@ import (
 
 // worker holds one goroutine's reused buffers.
 type worker[S any] struct {
-	e       *engine[S]
-	cur     S
-	succ    []S
-	acts    []uint64
-	cut     []uint64 // steps cut by a model bound (Bounded), and by which bound
-	by      []int
-	encs    []byte   // encodings of the current state's successors
+	e    *engine[S]
+	cur  S
+	succ []S
+	acts []uint64
+	cut  []uint64 // steps cut by a model bound (Bounded), and by which bound
+	by   []int
+	// The batch: the successors of a run of frontier states (batchSuccs or a little more),
+	// generated before any of them is looked up, so that the seen set's cache misses of the
+	// whole batch overlap. In a safety search it holds only successors new to the chunk.
+	encs    []byte   // their encodings, back to back
 	encEnd  []uint32 // where each ends in encs
 	fps     []uint64
-	touch   uint64 // keeps the probe loads alive
+	bacts   []uint64 // their action codes, when recording the liveness graph
+	bstate  []uint32 // per state of the batch, from its first: where its successors end
+	bpos    []uint16 // safety only: each one's position among its state's successors
+	tfps    []uint64 // with the liveness graph: those not in cset, to touch
+	touch   uint64   // keeps the probe loads alive
+	cset    chunkSet // the successors of the chunk so far
 	samples []metrics.Sample
 	// With Options.Coverage, per kind of action: states where it was enabled, steps taken,
 	// and the last state (plus one) that counted it as enabled.
@@ -49,6 +57,14 @@ func (e *engine[S]) worker(i int) *worker[S] {
 func (w *worker[S]) expandChunk(fr *frontier, lo, hi int, out *chunkOut) {
 	out.lo, out.hi = lo, hi
 	out.cands = out.cands[:0]
+	if nw := w.e.workers; nw > 1 {
+		for len(out.byW) < nw {
+			out.byW = append(out.byW, nil)
+		}
+		for k := range out.byW {
+			out.byW[k] = out.byW[k][:0]
+		}
+	}
 	out.arena = out.arena[:0]
 	out.edges = out.edges[:0]
 	out.ecodes = out.ecodes[:0]
@@ -59,13 +75,22 @@ func (w *worker[S]) expandChunk(fr *frontier, lo, hi int, out *chunkOut) {
 	out.cut = false
 	out.gen = 0
 	out.viol = violation{}
-	for k := lo; k < hi; k++ {
-		w.expandState(fr, k, out)
-		if w.e.rec {
-			out.ecnt = append(out.ecnt, uint32(len(out.edges)))
+	w.cset.reset()
+	for k := lo; k < hi; {
+		g := k
+		w.encs, w.encEnd, w.fps, w.bacts, w.bstate, w.bpos = w.encs[:0], w.encEnd[:0], w.fps[:0], w.bacts[:0], w.bstate[:0], w.bpos[:0]
+		for k < hi && len(w.fps) < batchSuccs {
+			w.expandState(fr, k, out)
+			w.bstate = append(w.bstate, uint32(len(w.fps)))
+			k++
 		}
+		w.lookupBatch(fr.base+uint32(g), out)
 	}
 }
+
+// batchSuccs is the number of successors after which a batch is looked up: their slots
+// (some 64 bytes each) stay in a core's cache between the probe and the lookup.
+const batchSuccs = 2048
 
 func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	e := w.e
@@ -140,11 +165,6 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	if len(w.succ) > 1<<16 {
 		panic("checker: a state has more than 65536 successors")
 	}
-	// Encode and fingerprint every successor first, then touch each one's first table slot,
-	// so that the cache misses of the lookups overlap instead of coming one at a time.
-	w.encs = w.encs[:0]
-	w.encEnd = w.encEnd[:0]
-	w.fps = w.fps[:0]
 	for i := range w.succ {
 		t := &w.succ[i]
 		for _, pi := range e.act {
@@ -158,50 +178,180 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		}
 		start := len(w.encs)
 		w.encs = e.m.Encode(t, w.encs)
+		fp := e.fp(w.encs[start:])
+		if !e.rec {
+			// Safety only: a successor generated before in this chunk is either known or a
+			// candidate already, and needs no lookup.
+			slot, dup := w.cset.find(fp)
+			if dup {
+				w.encs = w.encs[:start]
+				continue
+			}
+			w.cset.add(slot, fp, 0)
+			w.bpos = append(w.bpos, uint16(i))
+		}
 		w.encEnd = append(w.encEnd, uint32(len(w.encs)))
-		w.fps = append(w.fps, e.fp(w.encs[start:]))
+		w.fps = append(w.fps, fp)
 	}
+	if e.rec {
+		w.bacts = append(w.bacts, w.acts...)
+	}
+}
+
+// lookupBatch looks the batch's successors up in the seen set, the states of the batch
+// being first, first+1, ...: first it touches each one's first table slot in a tight loop,
+// so that the cache misses overlap instead of coming one at a time, then it keeps those not
+// yet in the set as candidates and, when recording the liveness graph, writes every edge
+// (to a known state's index, or to a candidate).
+func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
+	e := w.e
 	var touch uint64
+	if !e.rec {
+		// Safety only: every successor of the batch is new to the chunk (expandState
+		// dropped the others); whether it is known is all that matters, and reading only
+		// the fingerprint array saves a cache miss per known one.
+		for _, fp := range w.fps {
+			touch += e.set.shards[shardOf(fp)].probe(fp)
+		}
+		w.touch = touch
+		i, start := 0, uint32(0)
+		for k, end := range w.bstate {
+			idx := first + uint32(k)
+			for ; i < int(end); i++ {
+				fp := w.fps[i]
+				enc := w.encs[start:w.encEnd[i]]
+				start = w.encEnd[i]
+				if e.set.shards[shardOf(fp)].has(fp) {
+					continue
+				}
+				w.addCand(out, fp, idx, w.bpos[i], enc)
+			}
+		}
+		return
+	}
+	// With the liveness graph every step needs its target: a successor generated before in
+	// this chunk has it in cset (a known state's index, a candidate, or noIndex for a state
+	// that a bound dropped), the others are looked up in the set.
+	w.tfps = w.tfps[:0]
 	for _, fp := range w.fps {
+		if _, ok := w.cset.find(fp); !ok {
+			w.tfps = append(w.tfps, fp)
+		}
+	}
+	for _, fp := range w.tfps {
 		touch += e.set.shards[shardOf(fp)].probe(fp)
 	}
 	w.touch = touch
-	start := uint32(0)
-	for i, fp := range w.fps {
-		enc := w.encs[start:w.encEnd[i]]
-		start = w.encEnd[i]
-		if !e.rec {
-			// Safety only: whether the state is known is all that matters, and reading only
-			// the fingerprint array saves a cache miss per duplicate.
-			if e.set.shards[shardOf(fp)].has(fp) {
-				continue
+	i, start := 0, uint32(0)
+	for k, end := range w.bstate {
+		idx := first + uint32(k)
+		for pos := 0; i < int(end); i, pos = i+1, pos+1 {
+			fp := w.fps[i]
+			enc := w.encs[start:w.encEnd[i]]
+			start = w.encEnd[i]
+			slot, seen := w.cset.find(fp)
+			target := noIndex
+			if seen {
+				target = w.cset.idx[slot]
+			} else {
+				t, known := e.set.lookup(fp)
+				switch {
+				case !known:
+					target = pendBit | uint32(len(out.cands))
+					w.addCand(out, fp, idx, uint16(pos), enc)
+				case t&pendBit == 0:
+					target = t
+				}
+				// (t&pendBit set: a state dropped by a bound in an earlier segment.)
+				w.cset.add(slot, fp, target)
 			}
-			out.cands = append(out.cands, cand{fp: fp, parent: idx, pos: uint16(i),
-				off: uint32(len(out.arena)), n: uint32(len(enc))})
-			out.arena = append(out.arena, enc...)
-			continue
+			switch target {
+			case noIndex:
+				out.cut = true // the step to a dropped state is cut too
+			case idx:
+				continue // a self-loop is a stuttering step for fairness
+			}
+			a := w.bacts[i]
+			id, ok := e.codes.lookup(a)
+			if !ok {
+				out.missing = append(out.missing, missingCode{pos: uint32(len(out.ecodes)), code: a})
+			}
+			out.edges = append(out.edges, target)
+			out.ecodes = append(out.ecodes, id)
 		}
-		target, known := e.set.lookup(fp)
-		switch {
-		case !known:
-			target = pendBit | uint32(len(out.cands))
-			out.cands = append(out.cands, cand{fp: fp, parent: idx, pos: uint16(i),
-				off: uint32(len(out.arena)), n: uint32(len(enc))})
-			out.arena = append(out.arena, enc...)
-		case target&pendBit != 0:
-			// A state dropped by a bound in an earlier segment: this step is cut too.
-			target = noIndex
-			out.cut = true
-		case target == idx:
-			continue // a self-loop is a stuttering step for fairness
+		out.ecnt = append(out.ecnt, uint32(len(out.edges)))
+	}
+}
+
+// addCand appends a candidate to out: the successor at position pos of state parent,
+// with fingerprint fp and encoding enc. With several workers its index also goes to the
+// list of the insertion worker that owns its shard.
+func (w *worker[S]) addCand(out *chunkOut, fp uint64, parent uint32, pos uint16, enc []byte) {
+	if nw := len(out.byW); nw > 1 {
+		k := shardOf(fp) % nw
+		out.byW[k] = append(out.byW[k], uint32(len(out.cands)))
+	}
+	out.cands = append(out.cands, cand{fp: fp, parent: parent, pos: pos, off: uint32(len(out.arena)), n: uint32(len(enc))})
+	out.arena = append(out.arena, enc...)
+}
+
+// bytes is the memory of the worker's batch buffers and chunk table.
+func (w *worker[S]) bytes() int64 {
+	return int64(cap(w.encs)) + 4*int64(cap(w.encEnd)+cap(w.bstate)) + 8*int64(cap(w.fps)+cap(w.tfps)+cap(w.bacts)) +
+		12*int64(len(w.cset.fps))
+}
+
+// chunkSet is a worker's table of the fingerprints of the successors generated in the chunk
+// it expands, so that a state reached from several states of one chunk is looked up in the
+// seen set once (most successors are: the chunk set stays in the core's cache, the seen set
+// does not), and a new one is one candidate, its first occurrence in the chunk (a chunk
+// covers the same states for any worker count). With the liveness graph it keeps each
+// one's edge target (lookupBatch). Open addressing with linear probing on the fingerprint's
+// low bits, at most half full, cleared per chunk.
+type chunkSet struct {
+	fps  []uint64
+	idx  []uint32 // with the liveness graph: the edge target
+	mask uint64
+	n    int
+}
+
+func (c *chunkSet) reset() {
+	if c.fps == nil {
+		c.fps, c.idx, c.mask = make([]uint64, 1024), make([]uint32, 1024), 1023
+	} else if c.n > 0 {
+		clear(c.fps)
+	}
+	c.n = 0
+}
+
+// find returns fp's slot and whether it is there, or the empty slot where it would go.
+func (c *chunkSet) find(fp uint64) (uint64, bool) {
+	i := fp & c.mask
+	for {
+		switch c.fps[i] {
+		case fp:
+			return i, true
+		case 0:
+			return i, false
 		}
-		a := w.acts[i]
-		id, ok := e.codes.lookup(a)
-		if !ok {
-			out.missing = append(out.missing, missingCode{pos: uint32(len(out.ecodes)), code: a})
+		i = (i + 1) & c.mask
+	}
+}
+
+// add stores fp, with target i, at slot (found empty by find), growing the table past half.
+func (c *chunkSet) add(slot, fp uint64, i uint32) {
+	c.fps[slot], c.idx[slot] = fp, i
+	c.n++
+	if 2*c.n <= len(c.fps) {
+		return
+	}
+	fps, idx := c.fps, c.idx
+	c.fps, c.idx, c.mask = make([]uint64, 2*len(fps)), make([]uint32, 2*len(fps)), uint64(2*len(fps)-1)
+	for j, f := range fps {
+		if f != 0 {
+			k, _ := c.find(f)
+			c.fps[k], c.idx[k] = f, idx[j]
 		}
-		out.edges = append(out.edges, target)
-		out.ecodes = append(out.ecodes, id)
 	}
 }
 
