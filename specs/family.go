@@ -103,7 +103,12 @@ type Family struct {
 	// SymmetryNote says where the model's symmetry reduction applies, or why it has none
 	// (kmc list, and the error for --symmetry).
 	SymmetryNote string
-	Build        func(cfg Config) (checker.Runnable, error)
+	// DefaultSymmetry, when not nil, says whether a check of cfg runs with the symmetry
+	// reduction unless its spec or the command line says otherwise: where the reduction
+	// does reduce and every property is a safety property (for liveness it is not sound).
+	// The families that port a TLA+ spec have none, so that they count states as TLC does.
+	DefaultSymmetry func(cfg Config) bool
+	Build           func(cfg Config) (checker.Runnable, error)
 	// Validate, when not nil, checks the rules of a configuration that tie fields together
 	// (min_isr <= brokers), as Build would, without building; its messages name the fields
 	// by their spec names. When nil, the loader calls Build instead.

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"math/bits"
 
 	"kmc/checker"
 	"kmc/invariants"
@@ -119,10 +120,14 @@ func kafkaFamily() Family {
 		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
 		Guards:     kafkaGuards(),
 		Build:      buildKafka,
+		DefaultSymmetry: func(cfg Config) bool {
+			m, err := model.New(KafkaConfig(cfg))
+			return err == nil && bits.OnesCount8(m.Interchangeable()) >= 2 && !anyLiveness(cfg.Properties)
+		},
 		// model/symmetry.go: every election takes the first candidate in assignment order, so
 		// brokers are interchangeable only where no election by that order can happen.
 		Symmetry:     true,
-		SymmetryNote: "brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1 without kraft; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
+		SymmetryNote: "on by default for safety checks where it applies (--symmetry=false, options.symmetry = false: off): brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1 without kraft; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false
@@ -189,6 +194,16 @@ func withoutBits(without map[string]bool) uint8 {
 		}
 	}
 	return b
+}
+
+// anyLiveness reports whether one of the named Kafka properties is a liveness property.
+func anyLiveness(names []string) bool {
+	for _, name := range names {
+		if d, ok := invariants.ByName(name); ok && d.Kind.Liveness() {
+			return true
+		}
+	}
+	return false
 }
 
 func buildKafka(cfg Config) (checker.Runnable, error) {

@@ -37,10 +37,13 @@ type Spec struct {
 	Doc        string
 	Family     Family
 	Properties []string
-	Options    checker.Options   // from [limits] and [options]
-	Fairness   []FairnessSetting // from [fairness], sorted by kind
-	Checks     []Check
-	kindNames  []string // the model's kinds of action, built on demand (kinds)
+	Options    checker.Options // from [limits] and [options]
+	// SymmetrySet is true when [options] sets symmetry; otherwise the family's
+	// DefaultSymmetry decides per check (Runnable).
+	SymmetrySet bool
+	Fairness    []FairnessSetting // from [fairness], sorted by kind
+	Checks      []Check
+	kindNames   []string // the model's kinds of action, built on demand (kinds)
 }
 
 // FairnessSetting overrides the fairness of one kind of action.
@@ -60,6 +63,10 @@ type Check struct {
 	Expect   checker.Verdict
 	Property string // the property expected to be violated
 	States   int64  // pinned distinct-state count; 0: not pinned
+	// Unreduced is the pinned distinct-state count of the search without symmetry, which a
+	// complete search under symmetry reports from its classes' sizes (Stats.Unreduced);
+	// 0: not pinned. Only for a check that expects ok.
+	Unreduced int64
 	// Depth is the pinned depth of the complete search (ok, incomplete) or the length in
 	// states of the counterexample (violated); 0: not pinned.
 	Depth  int
@@ -275,7 +282,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "depth", "vacuous", "constants", "faults", "robust"}
+var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -608,7 +615,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 			if sym && famOK && !fam.Symmetry {
 				v.errVal("options.symmetry", "model "+fam.Name+" has no symmetry reduction"+Because(fam.SymmetryNote), opt["symmetry"])
 			} else {
-				s.Options.Symmetry = sym
+				s.Options.Symmetry, s.SymmetrySet = sym, true
 			}
 		}
 		if n, ok := v.integer(opt, "options", "workers", 0, MaxWorkers); ok {
@@ -759,6 +766,12 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		ck.Property = prop
 		if n, ok := v.integer(c, prefix, "states", 1, maxInt); ok {
 			ck.States = n
+		}
+		if n, ok := v.integer(c, prefix, "unreduced", 1, maxInt); ok {
+			if ck.Expect != "" && ck.Expect != checker.OK {
+				v.errVal(prefix+".unreduced", `only allowed when expect = "ok"`, n)
+			}
+			ck.Unreduced = n
 		}
 		if n, ok := v.integer(c, prefix, "depth", 1, maxInt); ok {
 			ck.Depth = int(n)
@@ -939,6 +952,9 @@ func (s *Spec) runnable(cfg Config, what string) (checker.Runnable, checker.Opti
 		return nil, checker.Options{}, fmt.Errorf("%s: %s: build model: %w", s.Path, what, err)
 	}
 	opts := s.Options
+	if !s.SymmetrySet && s.Family.DefaultSymmetry != nil {
+		opts.Symmetry = s.Family.DefaultSymmetry(cfg)
+	}
 	if len(s.Fairness) > 0 {
 		kinds := r.ActionKinds()
 		over := make([]checker.Fairness, len(kinds))

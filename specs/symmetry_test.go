@@ -23,6 +23,10 @@ func TestKafkaSymmetrySameVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts.Workers = 2
+		if !opts.Symmetry {
+			t.Errorf("%s: the kafka family's symmetry reduction is off by default here, want on", check)
+		}
+		opts.Symmetry = false
 		plain := r.Check(opts)
 		opts.Symmetry = true
 		sym := r.Check(opts)
@@ -50,6 +54,55 @@ func TestKafkaSymmetrySameVerdict(t *testing.T) {
 	}
 }
 
+// TestSymmetryDefault: a check runs under the symmetry reduction by default exactly where
+// its family says the reduction applies to it: the kafka family's safety checks where at
+// least two brokers are interchangeable (no broker stops, one controller, ZooKeeper era),
+// never with a liveness property, never where options.symmetry says otherwise, and never in
+// the families that port a TLA+ spec (TLC's counts). Reference: issue 14.
+func TestSymmetryDefault(t *testing.T) {
+	tests := []struct {
+		spec, check string
+		set         []string
+		want        bool
+	}{
+		{"kafka-18723.toml", "buggy", nil, true},
+		{"kafka-18723.toml", "fixed", nil, true},
+		{"kafka-18723.toml", "fixed", []string{"brokers=2"}, false}, // one interchangeable broker
+		{"kafka-18723.toml", "fixed", []string{"crash=1"}, false},   // a crash elects by assignment order
+		{"kafka-13077.toml", "fixed", nil, false},                   // liveness, and crashes
+		{"kafka-mechanisms.toml", "preferred", nil, false},          // liveness
+		{"kafka-kraft.toml", "crash-r2", nil, false},                // KRaft
+		{"twophase.toml", "fixed", nil, false},                      // TLC's counts
+		{"reference/kip320-theorems.toml", "kip320-r3", nil, false}, // TLC's counts
+		{"vanlightly/v3-5-simple.toml", "rf2", nil, false},          // no reduction
+	}
+	for _, tc := range tests {
+		s, err := Load(tc.spec, tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := s.CheckByName(tc.check)
+		if !ok {
+			t.Fatalf("%s: no check %s", tc.spec, tc.check)
+		}
+		_, opts, err := s.Runnable(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opts.Symmetry != tc.want {
+			t.Errorf("%s %s %v: symmetry %v by default, want %v", tc.spec, tc.check, tc.set, opts.Symmetry, tc.want)
+		}
+	}
+	src := "model = \"kafka\"\nproperties = [\"LeaderInISR\"]\n[options]\nsymmetry = false\n[[check]]\nname = \"a\"\nexpect = \"ok\"\n"
+	s, err := Parse("s.toml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, opts, _ := s.Runnable(&s.Checks[0]); opts.Symmetry {
+		t.Errorf("options.symmetry = false: got symmetry on")
+	}
+}
+
 // Under symmetry, a complete search of a model that gives its classes' sizes (Orbiter)
 // reports exactly the plain search's distinct states (Stats.Unreduced). Reference: issue 14.
 func TestUnreducedCountTwoPhase(t *testing.T) {
@@ -71,5 +124,40 @@ func TestUnreducedCountTwoPhase(t *testing.T) {
 		if plain.Stats.Unreduced != 0 {
 			t.Errorf("rms=%d: the plain search reports %d unreduced states, want 0", rms, plain.Stats.Unreduced)
 		}
+	}
+}
+
+// TestCompareUnreduced: a check that pins both counts is compared with the reduced count
+// under symmetry (and its unreduced count with the classes' sizes), and with the unreduced
+// count when the search ran without symmetry. Reference: issue 14.
+func TestCompareUnreduced(t *testing.T) {
+	c := Check{Expect: checker.OK, States: 50, Unreduced: 100}
+	tests := []struct {
+		name              string
+		distinct, unreduc int64
+		want              []string
+	}{
+		{"symmetry, both match", 50, 100, nil},
+		{"symmetry, reduced differs", 51, 100, []string{"states: got 51, want 50"}},
+		{"symmetry, unreduced differs", 50, 99, []string{"unreduced states: got 99, want 100"}},
+		{"plain search matches", 100, 0, nil},
+		{"plain search differs", 98, 0, []string{"states: got 98, want 100"}},
+	}
+	for _, tc := range tests {
+		got := c.Compare(checker.Result{Verdict: checker.OK, Stats: checker.Stats{Distinct: tc.distinct, Unreduced: tc.unreduc}})
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestUnreducedOnlyForOK: unreduced is a count of a complete search, so a check that
+// expects a violation cannot pin it.
+func TestUnreducedOnlyForOK(t *testing.T) {
+	src := "model = \"twophase\"\nproperties = [\"TCConsistent\"]\n[[check]]\nname = \"a\"\nexpect = \"violated\"\nproperty = \"TCConsistent\"\nunreduced = 7\n"
+	_, err := Parse("s.toml", []byte(src), nil)
+	want := `s.toml:7:13: check[0].unreduced: only allowed when expect = "ok" (got 7)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

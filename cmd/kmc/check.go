@@ -70,7 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.spillDir, "spill-dir", "", "write the frontier to temporary files in `DIR` when it outgrows a quarter of the memory budget (default: the system's temporary folder); they are removed when the search ends")
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
-	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction")
+	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction (the kafka model uses it by default in safety checks where it applies; --symmetry=false: never)")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
 	fs.StringVar(&f.view, "view", "", viewFlagHelp)
 	fs.BoolVar(&f.coverage, "coverage", false, "print, per kind of action, the states where it was enabled and the steps it took, and the kinds never taken")
@@ -187,6 +187,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 		opts = specs.MergeOptions(opts, over, forceMemory)
+		if fs.Changed("symmetry") && !f.symmetry {
+			opts.Symmetry = false
+		}
 		if opts.Workers == 0 {
 			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
 		}
@@ -447,7 +450,7 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	if o.json {
 		ev := map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
 			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers,
-			"memory_budget_bytes": opts.MemoryBytes}
+			"memory_budget_bytes": opts.MemoryBytes, "symmetry": opts.Symmetry}
 		if r := o.resumed; r != nil {
 			ev["resume"] = map[string]any{"checkpoint": r.path, "level": r.man.Level, "generated": r.man.Generated,
 				"distinct": r.man.Distinct, "queue": r.man.Queue, "elapsed_seconds": r.man.Elapsed.Seconds()}
@@ -459,6 +462,9 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 	workers := "1 worker"
 	if opts.Workers != 1 {
 		workers = strconv.Itoa(opts.Workers) + " workers"
+	}
+	if opts.Symmetry {
+		workers += " and symmetry reduction (--symmetry=false: without)"
 	}
 	fmt.Fprintf(o.w, "Running breadth-first search with %s.\n", workers)
 	if r := o.resumed; r != nil {

@@ -68,6 +68,11 @@ func TestCLI(t *testing.T) {
 		// Reference: issue 14. The Kafka model's symmetry reduction is for safety only: with a
 		// liveness property the search refuses it (incomplete), never silently unsound.
 		{"check-symmetry-kafka", []string{"check", kafka14154, "--check", "buggy", "--symmetry"}, exitIncomplete},
+		// Reference: issue 14. The kafka model's symmetry reduction is on by default in a
+		// safety check where brokers are interchangeable, with the unreduced count printed;
+		// --symmetry=false gives the plain search.
+		{"check-symmetry-default", []string{"check", "../../specs/kafka-18723.toml", "--check", "fixed", "--set", "max_records=2", "--workers", "2"}, exitOK},
+		{"check-symmetry-off", []string{"check", "../../specs/kafka-18723.toml", "--check", "fixed", "--set", "max_records=2", "--workers", "2", "--symmetry=false"}, exitOK},
 		{"list", []string{"list", "twophase"}, exitOK},
 		// Reference: issue 16. kmc mutate turns each guard off in turn: two-phase commit's
 		// known-bug guard is caught by TCConsistent; a check that fails as it is cannot
