@@ -69,7 +69,12 @@ func TestSymmetryDefault(t *testing.T) {
 		{"kafka-18723.toml", "fixed", nil, true},
 		{"kafka-18723.toml", "fixed", []string{"brokers=2"}, false}, // one interchangeable broker
 		{"kafka-18723.toml", "fixed", []string{"crash=1"}, false},   // a crash elects by assignment order
-		{"kafka-13077.toml", "fixed", nil, false},                   // liveness, and crashes
+		{"kafka-13077.toml", "buggy", nil, false},
+		{"kafka-13077.toml", "fixed", nil, false},
+		{"kafka-5480.toml", "buggy", nil, false}, // liveness, a crash, two controllers
+		{"kafka-5480.toml", "fixed", nil, false},
+		{"kafka-14154.toml", "buggy", nil, false},                   // liveness, two controllers
+		{"kafka-14154.toml", "fixed", nil, false},                   // liveness, and crashes
 		{"kafka-mechanisms.toml", "preferred", nil, false},          // liveness
 		{"kafka-kraft.toml", "crash-r2", nil, false},                // KRaft
 		{"twophase.toml", "fixed", nil, false},                      // TLC's counts

@@ -111,7 +111,7 @@ func TestSymmetryAgainstNaiveOrbits(t *testing.T) {
 		for i := range states {
 			var rms []string
 			for r := 0; r < n; r++ {
-				rms = append(rms, fmt.Sprintf("%s/%v/%v", states[i].RM[r], states[i].TMPrepared&(1<<r) != 0, states[i].MsgPrepared&(1<<r) != 0))
+				rms = append(rms, fmt.Sprintf("%s/%v/%v", states[i].RM.Of(r), states[i].TMPrepared&(1<<r) != 0, states[i].MsgPrepared&(1<<r) != 0))
 			}
 			sort.Strings(rms)
 			orbits[fmt.Sprint(rms, states[i].TM, states[i].MsgCommit, states[i].MsgAbort)] = true
@@ -142,7 +142,7 @@ func TestCanonicalizeIsAPermutationInvariant(t *testing.T) {
 		s := states[i]
 		// swap RMs 0 and 3
 		p := s
-		p.RM[0], p.RM[3] = s.RM[3], s.RM[0]
+		p.RM = s.RM.With(0, s.RM.Of(3)).With(3, s.RM.Of(0))
 		swap := func(b uint16) uint16 {
 			x := b &^ 0b1001
 			x |= (b & 1) << 3

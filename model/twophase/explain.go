@@ -12,7 +12,7 @@ func rmLabel(r int) string { return fmt.Sprintf("rm%d", r+1) }
 func rmsIn(s *State, st RMState, n int) string {
 	var names []string
 	for r := 0; r < n; r++ {
-		if s.RM[r] == st {
+		if s.RM.Of(r) == st {
 			names = append(names, rmLabel(r))
 		}
 	}
@@ -26,9 +26,9 @@ func (m *Model) ExplainTCConsistent(s *State) string {
 
 // ExplainTCTypeOK names the first variable out of its type.
 func (m *Model) ExplainTCTypeOK(s *State) string {
-	for r, st := range s.RM {
-		if st > Aborted || (r >= m.N && st != Working) {
-			return fmt.Sprintf("rmState[%s] = %d is not a state of an RM", rmLabel(r), st)
+	for r := m.N; r < MaxRM; r++ {
+		if st := s.RM.Of(r); st != Working {
+			return fmt.Sprintf("rmState[%s] = %s, but there are only %d RMs", rmLabel(r), st, m.N)
 		}
 	}
 	return fmt.Sprintf("tmState = %d, tmPrepared = %b or the prepared messages %b are out of their types", s.TM, s.TMPrepared, s.MsgPrepared)

@@ -166,7 +166,7 @@ func naiveKeyOf(m *Model, s *State) string {
 		tmPrepared: map[string]bool{}, msgs: map[string]bool{}}
 	for r := 0; r < m.N; r++ {
 		name := fmt.Sprintf("rm%d", r+1)
-		n.rmState[name] = s.RM[r].String()
+		n.rmState[name] = s.RM.Of(r).String()
 		n.tmPrepared[name] = s.TMPrepared&(1<<r) != 0
 		n.msgs["Prepared:"+name] = s.MsgPrepared&(1<<r) != 0
 	}

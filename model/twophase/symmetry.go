@@ -13,9 +13,9 @@ func (m *Model) Canonicalize(s *State) {
 			keys[j-1], keys[j] = keys[j], keys[j-1]
 		}
 	}
-	s.TMPrepared, s.MsgPrepared = 0, 0
+	s.RM, s.TMPrepared, s.MsgPrepared = 0, 0, 0
 	for r := 0; r < m.N; r++ {
-		s.RM[r] = RMState(keys[r] >> 2)
+		s.RM = s.RM.With(r, RMState(keys[r]>>2))
 		if keys[r]&2 != 0 {
 			s.TMPrepared |= 1 << r
 		}
@@ -48,7 +48,7 @@ func (m *Model) OrbitSize(s *State) int {
 // rmKey is RM r's sort key: its rmState, whether it is in tmPrepared, whether it sent
 // Prepared.
 func rmKey(s *State, r int) uint8 {
-	k := uint8(s.RM[r]) << 2
+	k := uint8(s.RM.Of(r)) << 2
 	if s.TMPrepared&(1<<r) != 0 {
 		k |= 2
 	}

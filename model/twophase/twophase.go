@@ -37,6 +37,24 @@ func (r RMState) String() string {
 	return "RMState(" + strconv.Itoa(int(r)) + ")"
 }
 
+// RMs holds the state of every resource manager, two bits each: RM r's in bits 2r, 2r+1.
+type RMs uint32
+
+// RMsOf returns the RM states sts, RM 0 first; the others are Working.
+func RMsOf(sts ...RMState) RMs {
+	var x RMs
+	for r, st := range sts {
+		x = x.With(r, st)
+	}
+	return x
+}
+
+// Of is RM r's state.
+func (x RMs) Of(r int) RMState { return RMState(x>>(2*r)) & 3 }
+
+// With is x with RM r in state st.
+func (x RMs) With(r int, st RMState) RMs { return x&^(3<<(2*r)) | RMs(st&3)<<(2*r) }
+
 // TMState is the state of the transaction manager.
 type TMState uint8
 
@@ -58,16 +76,16 @@ func (t TMState) String() string {
 
 // State is one state of the protocol. RMs are numbered 0..N-1 internally and printed as
 // rm1..rmN. Invariants of the type, for a Model with N RMs (checked by TCTypeOK):
-//  1. RM[i] is Working for i >= N, and every RM[i] is a valid RMState.
+//  1. RM.Of(i) is Working for i >= N (every two bits are a valid RMState).
 //  2. TM is a valid TMState.
 //  3. TMPrepared and MsgPrepared hold no bit at or above N.
 type State struct {
-	RM          [MaxRM]RMState // rmState
-	TM          TMState        // tmState
-	TMPrepared  uint16         // tmPrepared, bit i for RM i
-	MsgPrepared uint16         // msgs: bit i when [type |-> "Prepared", rm |-> i] was sent
-	MsgCommit   bool           // msgs: [type |-> "Commit"] was sent
-	MsgAbort    bool           // msgs: [type |-> "Abort"] was sent
+	RM          RMs     // rmState
+	TM          TMState // tmState
+	TMPrepared  uint16  // tmPrepared, bit i for RM i
+	MsgPrepared uint16  // msgs: bit i when [type |-> "Prepared", rm |-> i] was sent
+	MsgCommit   bool    // msgs: [type |-> "Commit"] was sent
+	MsgAbort    bool    // msgs: [type |-> "Abort"] was sent
 }
 
 // Kinds of action, in ActionKinds order.
@@ -137,24 +155,24 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 			t.TMPrepared |= bit
 			succ, acts = append(succ, t), append(acts, Action(KindTMRcvPrepared, r))
 		}
-		if s.RM[r] == Working {
+		if s.RM.Of(r) == Working {
 			t := *s
-			t.RM[r] = Prepared
+			t.RM = s.RM.With(r, Prepared)
 			t.MsgPrepared |= bit
 			succ, acts = append(succ, t), append(acts, Action(KindRMPrepare, r))
 
 			t = *s
-			t.RM[r] = Aborted
+			t.RM = s.RM.With(r, Aborted)
 			succ, acts = append(succ, t), append(acts, Action(KindRMChooseToAbort, r))
 		}
 		if s.MsgCommit {
 			t := *s
-			t.RM[r] = Committed
+			t.RM = s.RM.With(r, Committed)
 			succ, acts = append(succ, t), append(acts, Action(KindRMRcvCommitMsg, r))
 		}
 		if s.MsgAbort {
 			t := *s
-			t.RM[r] = Aborted
+			t.RM = s.RM.With(r, Aborted)
 			succ, acts = append(succ, t), append(acts, Action(KindRMRcvAbortMsg, r))
 		}
 	}
@@ -164,10 +182,7 @@ func (m *Model) Next(s *State, succ []State, acts []uint64) ([]State, []uint64) 
 // Encode appends the canonical encoding of s: the RM states at two bits each, then the TM
 // state and message flags in one byte, then tmPrepared and the Prepared messages.
 func (m *Model) Encode(s *State, buf []byte) []byte {
-	var rms uint64 // two bits per RM; N <= 16
-	for r := range m.N {
-		rms |= uint64(s.RM[r]&3) << (2 * r)
-	}
+	rms := uint64(s.RM) // two bits per RM; N <= 16, and the RMs from N on are Working (0)
 	flags := uint64(s.TM & 3)
 	if s.MsgCommit {
 		flags |= 4
@@ -192,8 +207,8 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 func (m *Model) Decode(buf []byte, s *State) {
 	*s = State{}
 	nb := (m.N + 3) / 4
-	for r := 0; r < m.N; r++ {
-		s.RM[r] = RMState(buf[r/4]>>(2*(r&3))) & 3
+	for i := range nb {
+		s.RM |= RMs(buf[i]) << (8 * i)
 	}
 	flags := buf[nb]
 	s.TM = TMState(flags & 3)
@@ -227,7 +242,7 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 			buf = append(buf, '[')
 			buf = rmName(buf, r)
 			buf = append(buf, ',', '"')
-			buf = append(buf, s.RM[r].String()...)
+			buf = append(buf, s.RM.Of(r).String()...)
 			buf = append(buf, '"', ']')
 		}
 		return append(buf, ']', '}')
@@ -316,21 +331,17 @@ func (m *Model) Fairness(kind int) int {
 // TCConsistent is the safety property of TCommit.tla: no RM has committed while another
 // has aborted.
 func TCConsistent(s *State) bool {
-	var committed, aborted bool
-	for _, r := range s.RM {
-		committed = committed || r == Committed
-		aborted = aborted || r == Aborted
-	}
-	return !(committed && aborted)
+	// Committed is 0b10 and Aborted 0b11: an RM is committed when its high bit is set and
+	// its low bit is not, aborted when both are.
+	hi, lo := uint32(s.RM>>1)&0x55555555, uint32(s.RM)&0x55555555
+	return !(hi&^lo != 0 && hi&lo != 0)
 }
 
 // TCTypeOK is the type invariant of TwoPhase.tla (TPTypeOK) for this model's N, with the
 // invariants of State.
 func (m *Model) TCTypeOK(s *State) bool {
-	for r, st := range s.RM {
-		if st > Aborted || (r >= m.N && st != Working) {
-			return false
-		}
+	if m.N < MaxRM && s.RM>>(2*m.N) != 0 {
+		return false
 	}
 	return s.TM <= TMAborted && s.TMPrepared&^m.all() == 0 && s.MsgPrepared&^m.all() == 0
 }
@@ -339,7 +350,7 @@ func (m *Model) TCTypeOK(s *State) bool {
 // engine's tests use it to check that a counterexample is a shortest one (3N+2 states).
 func (m *Model) NotAllCommitted(s *State) bool {
 	for r := 0; r < m.N; r++ {
-		if s.RM[r] != Committed {
+		if s.RM.Of(r) != Committed {
 			return true
 		}
 	}

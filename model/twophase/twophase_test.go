@@ -15,7 +15,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		for i := range states {
 			enc := m.Encode(&states[i], nil)
 			var back State
-			back.RM[0] = Aborted // Decode must overwrite everything
+			back.RM = back.RM.With(0, Aborted) // Decode must overwrite everything
 			m.Decode(enc, &back)
 			if back != states[i] {
 				t.Fatalf("N=%d: Decode(Encode(%+v)) = %+v", n, states[i], back)
@@ -25,8 +25,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	// The widest model: every field at its largest.
 	m := New(MaxRM)
 	s := State{TM: TMAborted, TMPrepared: 0xffff, MsgPrepared: 0xaaaa, MsgCommit: true, MsgAbort: true}
-	for r := range s.RM {
-		s.RM[r] = RMState(r % 4)
+	for r := range MaxRM {
+		s.RM = s.RM.With(r, RMState(r%4))
 	}
 	var back State
 	m.Decode(m.Encode(&s, nil), &back)
@@ -99,8 +99,7 @@ func TestPlantedViolations(t *testing.T) {
 func TestTypeOKRejectsBadStates(t *testing.T) {
 	m := New(2)
 	bad := []State{
-		{RM: [MaxRM]RMState{0, 0, Prepared}},
-		{RM: [MaxRM]RMState{4}},
+		{RM: RMsOf(0, 0, Prepared)}, // an RM beyond N (an RM state out of the type has no bits)
 		{TM: 3},
 		{TMPrepared: 4},
 		{MsgPrepared: 8},
@@ -161,7 +160,7 @@ func TestActionNamesAndKinds(t *testing.T) {
 
 func TestAppendValueIsValidITF(t *testing.T) {
 	m := New(3)
-	s := State{RM: [MaxRM]RMState{Prepared, Aborted, Working}, TM: TMAborted, TMPrepared: 1,
+	s := State{RM: RMsOf(Prepared, Aborted, Working), TM: TMAborted, TMPrepared: 1,
 		MsgPrepared: 5, MsgAbort: true}
 	want := []string{
 		`{"#map":[["rm1","prepared"],["rm2","aborted"],["rm3","working"]]}`,
@@ -229,7 +228,7 @@ func TestEventsPairSendsWithReceipts(t *testing.T) {
 	}
 	init := State{}
 	to := init
-	to.RM[0] = Aborted
+	to.RM = to.RM.With(0, Aborted)
 	if got, want := string(m.AppendEvents(&init, Action(KindRMChooseToAbort, 0), &to, nil)),
 		`[{"type":"local","actor":"rm1","peer":"","msg":"","label":"ChooseToAbort"}]`; got != want {
 		t.Errorf("local step: got %s, want %s", got, want)
