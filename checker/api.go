@@ -136,6 +136,15 @@ type Orbiter[S any] interface {
 	OrbitSize(s *S) int
 }
 
+// CanonicalEncoder is implemented by symmetric models that can encode a state's class
+// representative directly: EncodeCanonical appends to buf what Encode appends for s after
+// Canonicalize, without changing s, and returns the size of s's class (as OrbitSize). The
+// engine uses it instead of Canonicalize, Encode and OrbitSize when it is there: it saves
+// an encoding per successor and a second canonicalization per state.
+type CanonicalEncoder[S any] interface {
+	EncodeCanonical(s *S, buf []byte) ([]byte, int)
+}
+
 // Eventer is implemented by models that describe, for a step, the messages sent and received
 // and the local steps between named actors, for message sequence charts. Actors names every
 // actor, one lifeline each, in the order to draw them (each incarnation of a restartable

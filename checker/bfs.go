@@ -189,12 +189,17 @@ func (e *engine[S]) initial(cur *frontier) int {
 	var enc []byte
 	for i := range e.inits {
 		t := e.inits[i]
-		if e.sym != nil {
-			e.sym.Canonicalize(&t)
+		orbit := 0
+		if e.cenc != nil {
+			enc, orbit = e.cenc.EncodeCanonical(&t, enc[:0])
+		} else {
+			if e.sym != nil {
+				e.sym.Canonicalize(&t)
+			}
+			enc = e.m.Encode(&t, enc[:0])
 		}
-		enc = e.m.Encode(&t, enc[:0])
 		initOut.cands = append(initOut.cands, cand{fp: e.fp(enc), parent: noIndex, pos: uint16(i),
-			off: uint32(len(initOut.arena)), n: uint32(len(enc))})
+			off: uint32(len(initOut.arena)), n: uint32(len(enc)), orbit: uint32(orbit)})
 		initOut.arena = append(initOut.arena, enc...)
 	}
 	e.generated = int64(len(e.inits))

@@ -368,3 +368,23 @@ func TestSymmetryTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreducedCount: a complete search under symmetry reports the plain search's distinct
+// states from its classes' sizes, the same whether the model gives them after the search
+// (Orbiter) or with each candidate (CanonicalEncoder), with the same reduced counts, for any
+// worker count. Reference: issue 14.
+func TestUnreducedCount(t *testing.T) {
+	defer small()()
+	plain := Check[cstate](counters{N: 4}, nil, Options{Workers: 1})
+	for _, w := range []int{1, 2, 4} {
+		orb := Check[cstate](orbCounters{symCounters{counters{N: 4}}}, nil, Options{Workers: w, Symmetry: true})
+		enc := Check[cstate](encCounters{orbCounters{symCounters{counters{N: 4}}}}, nil, Options{Workers: w, Symmetry: true})
+		if orb.Stats.Unreduced != plain.Stats.Distinct || enc.Stats.Unreduced != plain.Stats.Distinct {
+			t.Errorf("w=%d: unreduced %d (Orbiter), %d (CanonicalEncoder), want %d", w, orb.Stats.Unreduced, enc.Stats.Unreduced, plain.Stats.Distinct)
+		}
+		if enc.Stats.Distinct != orb.Stats.Distinct || enc.Stats.Generated != orb.Stats.Generated || enc.Stats.Distinct >= plain.Stats.Distinct {
+			t.Errorf("w=%d: distinct %d / %d, generated %d / %d (CanonicalEncoder / Orbiter); plain %d", w,
+				enc.Stats.Distinct, orb.Stats.Distinct, enc.Stats.Generated, orb.Stats.Generated, plain.Stats.Distinct)
+		}
+	}
+}

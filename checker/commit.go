@@ -140,6 +140,7 @@ func (e *engine[S]) commit(outs []*chunkOut, total int, next *frontier, drop boo
 				}
 				t = uint32(e.distinct)
 				e.distinct++
+				e.orbits += int64(cd.orbit)
 				e.links.add(cd.parent, cd.pos)
 				next.add(o.arena[cd.off : cd.off+cd.n])
 				for j := range e.flags {

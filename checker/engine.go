@@ -25,8 +25,10 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
 		}
 	}
-	if e.orb != nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
-		// Every state was expanded once, by one worker.
+	if (e.orb != nil || e.cenc != nil) && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+		// Every state was expanded once, by one worker (OrbitSize), or committed once with
+		// the class size of its candidate (EncodeCanonical).
+		res.Stats.Unreduced = e.orbits
 		for _, w := range e.ws {
 			res.Stats.Unreduced += w.orbits
 		}
@@ -117,6 +119,7 @@ type engine[S any] struct {
 	m       Model[S]
 	sym     Symmetric[S]            // nil unless Options.Symmetry and the model has it
 	orb     Orbiter[S]              // nil unless sym is set and the model has it
+	cenc    CanonicalEncoder[S]     // nil unless sym is set and the model has it
 	view    func(enc []byte) []byte // the model's Projected.View, or nil
 	ev      Eventer[S]
 	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
@@ -162,6 +165,7 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
+	orbits    int64 // with CanonicalEncoder: the class sizes of the states committed
 	spilled   int64 // bytes written by the frontiers' spill files
 	start     time.Time
 	lastProg  time.Time
@@ -209,6 +213,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 		if s, ok := any(m).(Symmetric[S]); ok {
 			e.sym = s
 			e.orb, _ = any(m).(Orbiter[S])
+			e.cenc, _ = any(m).(CanonicalEncoder[S])
 		}
 	}
 	// Symmetry reduction explores one state per symmetry class. For safety that is sound when
@@ -247,6 +252,7 @@ type cand struct {
 	parent uint32
 	ref    uint32 // state index, or pendBit|candidate sequence number of its first occurrence
 	pos    uint16
+	orbit  uint32 // with CanonicalEncoder: the size of the state's class
 }
 
 // cutRec is a fair step that a model bound cut: the state, the code id, the bound.

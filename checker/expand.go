@@ -24,6 +24,7 @@ type worker[S any] struct {
 	bacts   []uint64 // their action codes, when recording the liveness graph
 	bstate  []uint32 // per state of the batch, from its first: where its successors end
 	bpos    []uint16 // safety only: each one's position among its state's successors
+	borbit  []uint32 // with CanonicalEncoder: each one's class size
 	tfps    []uint64 // with the liveness graph: those not in cset, to touch
 	touch   uint64   // keeps the probe loads alive
 	cset    chunkSet // the successors of the chunk so far
@@ -78,7 +79,7 @@ func (w *worker[S]) expandChunk(fr *frontier, lo, hi int, out *chunkOut) {
 	w.cset.reset()
 	for k := lo; k < hi; {
 		g := k
-		w.encs, w.encEnd, w.fps, w.bacts, w.bstate, w.bpos = w.encs[:0], w.encEnd[:0], w.fps[:0], w.bacts[:0], w.bstate[:0], w.bpos[:0]
+		w.encs, w.encEnd, w.fps, w.bacts, w.bstate, w.bpos, w.borbit = w.encs[:0], w.encEnd[:0], w.fps[:0], w.bacts[:0], w.bstate[:0], w.bpos[:0], w.borbit[:0]
 		for k < hi && len(w.fps) < batchSuccs {
 			w.expandState(fr, k, out)
 			w.bstate = append(w.bstate, uint32(len(w.fps)))
@@ -97,7 +98,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	idx := fr.base + uint32(k)
 	e.m.Decode(fr.state(k), &w.cur)
 	s := &w.cur
-	if e.orb != nil {
+	if e.orb != nil && e.cenc == nil {
 		w.orbits += int64(e.orb.OrbitSize(s))
 	}
 	for j, pi := range e.live {
@@ -173,11 +174,16 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 				break
 			}
 		}
-		if e.sym != nil {
+		start, orbit := len(w.encs), 1
+		switch {
+		case e.cenc != nil:
+			w.encs, orbit = e.cenc.EncodeCanonical(t, w.encs)
+		case e.sym != nil:
 			e.sym.Canonicalize(t)
+			fallthrough
+		default:
+			w.encs = e.m.Encode(t, w.encs)
 		}
-		start := len(w.encs)
-		w.encs = e.m.Encode(t, w.encs)
 		fp := e.fp(w.encs[start:])
 		if !e.rec {
 			// Safety only: a successor generated before in this chunk is either known or a
@@ -192,6 +198,9 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		}
 		w.encEnd = append(w.encEnd, uint32(len(w.encs)))
 		w.fps = append(w.fps, fp)
+		if e.cenc != nil {
+			w.borbit = append(w.borbit, uint32(orbit))
+		}
 	}
 	if e.rec {
 		w.bacts = append(w.bacts, w.acts...)
@@ -224,7 +233,7 @@ func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 				if e.set.shards[shardOf(fp)].has(fp) {
 					continue
 				}
-				w.addCand(out, fp, idx, w.bpos[i], enc)
+				w.addCand(out, fp, idx, w.bpos[i], enc, w.orbitOf(i))
 			}
 		}
 		return
@@ -258,7 +267,7 @@ func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 				switch {
 				case !known:
 					target = pendBit | uint32(len(out.cands))
-					w.addCand(out, fp, idx, uint16(pos), enc)
+					w.addCand(out, fp, idx, uint16(pos), enc, w.orbitOf(i))
 				case t&pendBit == 0:
 					target = t
 				}
@@ -286,18 +295,26 @@ func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 // addCand appends a candidate to out: the successor at position pos of state parent,
 // with fingerprint fp and encoding enc. With several workers its index also goes to the
 // list of the insertion worker that owns its shard.
-func (w *worker[S]) addCand(out *chunkOut, fp uint64, parent uint32, pos uint16, enc []byte) {
+func (w *worker[S]) addCand(out *chunkOut, fp uint64, parent uint32, pos uint16, enc []byte, orbit uint32) {
 	if nw := len(out.byW); nw > 1 {
 		k := shardOf(fp) % nw
 		out.byW[k] = append(out.byW[k], uint32(len(out.cands)))
 	}
-	out.cands = append(out.cands, cand{fp: fp, parent: parent, pos: pos, off: uint32(len(out.arena)), n: uint32(len(enc))})
+	out.cands = append(out.cands, cand{fp: fp, parent: parent, pos: pos, off: uint32(len(out.arena)), n: uint32(len(enc)), orbit: orbit})
 	out.arena = append(out.arena, enc...)
+}
+
+// orbitOf is the class size of the batch's successor i (CanonicalEncoder), or 0.
+func (w *worker[S]) orbitOf(i int) uint32 {
+	if i < len(w.borbit) {
+		return w.borbit[i]
+	}
+	return 0
 }
 
 // bytes is the memory of the worker's batch buffers and chunk table.
 func (w *worker[S]) bytes() int64 {
-	return int64(cap(w.encs)) + 4*int64(cap(w.encEnd)+cap(w.bstate)) + 8*int64(cap(w.fps)+cap(w.tfps)+cap(w.bacts)) +
+	return int64(cap(w.encs)) + 4*int64(cap(w.encEnd)+cap(w.bstate)) + 8*int64(cap(w.fps)+cap(w.tfps)+cap(w.bacts)) + 4*int64(cap(w.borbit)) +
 		12*int64(len(w.cset.fps))
 }
 
@@ -385,7 +402,15 @@ func (w *worker[S]) limitHit() int32 {
 
 // expand runs the expansion phase over frontier states [lo, hi) with all workers.
 func (e *engine[S]) expand(fr *frontier, lo, hi int) []*chunkOut {
-	nchunks := (hi - lo + chunkStates - 1) / chunkStates
+	// Chunks of chunkStates states, smaller (down to a quarter) when a segment would give
+	// each worker fewer than four: a level of a few thousand states still keeps every
+	// worker busy. The outcome does not depend on the chunks: a candidate that a chunk's
+	// table drops is a later occurrence of one that stays, in the same order.
+	cs := chunkStates
+	if e.workers > 1 {
+		cs = min(cs, max(cs/4, (hi-lo)/(4*e.workers), 1))
+	}
+	nchunks := (hi - lo + cs - 1) / cs
 	for len(e.outs) < nchunks {
 		e.outs = append(e.outs, &chunkOut{})
 	}
@@ -404,8 +429,8 @@ func (e *engine[S]) expand(fr *frontier, lo, hi int) []*chunkOut {
 				e.abort.CompareAndSwap(limitNone, l)
 				return
 			}
-			a := lo + c*chunkStates
-			b := min(a+chunkStates, hi)
+			a := lo + c*cs
+			b := min(a+cs, hi)
 			w.expandChunk(fr, a, b, outs[c])
 		}
 	}

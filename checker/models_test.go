@@ -161,3 +161,35 @@ func small() func() {
 	chunkStates, segmentStates = 3, 20
 	return func() { chunkStates, segmentStates = c, s }
 }
+
+// orbCounters is symCounters that says how many states a canonical state stands for
+// (Orbiter): the distinct orderings of its counters.
+type orbCounters struct{ symCounters }
+
+func (m orbCounters) OrbitSize(s *cstate) int {
+	n, same := 1, 1
+	t := *s
+	m.Canonicalize(&t)
+	for i := 1; i <= nCounters; i++ {
+		n *= i
+	}
+	for i := 1; i < nCounters; i++ {
+		if t.C[i] == t.C[i-1] {
+			same++
+			n /= same
+		} else {
+			same = 1
+		}
+	}
+	return n
+}
+
+// encCounters is orbCounters that also encodes a class's representative directly
+// (CanonicalEncoder).
+type encCounters struct{ orbCounters }
+
+func (m encCounters) EncodeCanonical(s *cstate, buf []byte) ([]byte, int) {
+	t := *s
+	m.Canonicalize(&t)
+	return m.Encode(&t, buf), m.OrbitSize(s)
+}

@@ -73,6 +73,31 @@ func (m *Model) Canonicalize(s *State) {
 	*s = t
 }
 
+// EncodeCanonical appends the encoding of the representative of s's class (what Encode
+// appends for s after Canonicalize) and returns the size of the class, in one pass over the
+// permutations (checker.CanonicalEncoder). It allocates nothing.
+func (m *Model) EncodeCanonical(s *State, buf []byte) ([]byte, int) {
+	start := len(buf)
+	buf = m.Encode(s, buf)
+	if len(m.perms) < 2 {
+		return buf, 1
+	}
+	var own, cur [1024]byte
+	es := append(own[:0], buf[start:]...)
+	stab := 1 // permutations that fix s
+	var u State
+	for i := 1; i < len(m.perms); i++ {
+		m.Permute(s, &m.perms[i], &u)
+		cl := m.Encode(&u, cur[:0])
+		if bytes.Equal(cl, es) {
+			stab++
+		} else if bytes.Compare(cl, buf[start:]) < 0 {
+			buf = append(buf[:start], cl...)
+		}
+	}
+	return buf, len(m.perms) / stab
+}
+
 // OrbitSize is the number of distinct states in s's class: the states of the unreduced
 // search that s stands for.
 func (m *Model) OrbitSize(s *State) int {

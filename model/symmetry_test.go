@@ -258,20 +258,35 @@ func TestKafkaSymmetricWhenNoBrokerStops(t *testing.T) {
 		if c1 != c2 || m.OrbitSize(s) != m.OrbitSize(&ps) {
 			t.Fatalf("state %d and its permutation by %v: different representatives or orbit sizes", i, p[:m.nb()])
 		}
+		enc, orbit := m.EncodeCanonical(&ps, nil)
+		if !bytes.Equal(enc, m.Encode(&c1, nil)) || orbit != m.OrbitSize(s) {
+			t.Fatalf("state %d: EncodeCanonical of its permutation by %v differs from Encode after Canonicalize, or its class size %d from OrbitSize's %d",
+				i, p[:m.nb()], orbit, m.OrbitSize(s))
+		}
+	}
+	buf := make([]byte, 0, 4096)
+	if allocs := testing.AllocsPerRun(3, func() {
+		for i := range states {
+			buf, _ = m.EncodeCanonical(&states[i], buf[:0])
+		}
+	}); allocs != 0 {
+		t.Errorf("EncodeCanonical over %d states with %d permutations: got %v allocations per run, want 0", len(states), len(perms), allocs)
 	}
 }
 
-// Reference: DESIGN §2 (no allocation per state): Permute and Canonical run on the hot
-// path of a symmetric search.
+// Reference: DESIGN §2 (no allocation per state): Permute, Canonical and EncodeCanonical
+// run on the hot path of a symmetric search.
 func TestCanonicalAllocatesNothing(t *testing.T) {
 	m, states := reachableStates(t, symConfigs()["control-plane"], 500)
 	perms := m.Perms(uint8(1<<m.nb() - 1))
 	var u State
+	buf := make([]byte, 0, 4096)
 	allocs := testing.AllocsPerRun(5, func() {
 		for i := range states {
 			m.Canonical(&states[i], perms, &u)
 			u = states[i]
 			m.Canonicalize(&u)
+			buf, _ = m.EncodeCanonical(&states[i], buf[:0])
 		}
 	})
 	if allocs != 0 {
