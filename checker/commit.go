@@ -36,7 +36,7 @@ func (e *engine[S]) insert(outs []*chunkOut) int {
 		one := func(cd *cand, seq uint32) {
 			slot, seen := d.find(cd.fp)
 			if seen {
-				cd.ref = d.refs[slot]
+				cd.ref = d.vals[slot]
 				if !vals {
 					cd.ref = noIndex // a later occurrence
 				}
@@ -218,12 +218,9 @@ func (e *engine[S]) stateLimit() int64 {
 // segment and cleared for the next. When full it stops taking fingerprints (their later
 // occurrences then go to the large set, which answers the same).
 type segSet struct {
-	fps    []uint64
-	refs   []uint32
-	mask   uint64
-	n      int
-	firsts []*cand // the first occurrences, in candidate order
-	touch  uint64  // keeps the probe loads alive
+	smallTable         // vals: the answer each got
+	firsts     []*cand // the first occurrences, in candidate order
+	touch      uint64  // keeps the probe loads alive
 }
 
 // insertBatch is the number of new fingerprints whose home slots are touched before they
@@ -237,24 +234,10 @@ func (d *segSet) reset(n int) {
 		size *= 2
 	}
 	if len(d.fps) < size {
-		d.fps, d.refs = make([]uint64, size), make([]uint32, size)
+		d.fps, d.vals = make([]uint64, size), make([]uint32, size)
 	}
 	clear(d.fps[:size])
 	d.mask, d.n = uint64(size-1), 0
-}
-
-// find returns fp's slot and whether it is there, or the empty slot where it would go.
-func (d *segSet) find(fp uint64) (uint64, bool) {
-	i := fp & d.mask
-	for {
-		switch d.fps[i] {
-		case fp:
-			return i, true
-		case 0:
-			return i, false
-		}
-		i = (i + 1) & d.mask
-	}
 }
 
 // add stores fp and its answer at slot, found empty by find, while the table has room.
@@ -262,6 +245,30 @@ func (d *segSet) add(slot, fp uint64, ref uint32) {
 	if uint64(d.n+1)*4 > (d.mask+1)*3 {
 		return
 	}
-	d.fps[slot], d.refs[slot] = fp, ref
+	d.fps[slot], d.vals[slot] = fp, ref
 	d.n++
+}
+
+// smallTable is open addressing with linear probing on a fingerprint's low bits, with a
+// value per fingerprint: the workers' tables of a chunk's successors (chunkSet) and of a
+// segment's candidates (segSet). Its size is a power of two; 0 marks an empty slot.
+type smallTable struct {
+	fps  []uint64
+	vals []uint32
+	mask uint64
+	n    int
+}
+
+// find returns fp's slot and whether it is there, or the empty slot where it would go.
+func (t *smallTable) find(fp uint64) (uint64, bool) {
+	i := fp & t.mask
+	for {
+		switch t.fps[i] {
+		case fp:
+			return i, true
+		case 0:
+			return i, false
+		}
+		i = (i + 1) & t.mask
+	}
 }

@@ -214,15 +214,11 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 // (to a known state's index, or to a candidate).
 func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 	e := w.e
-	var touch uint64
 	if !e.rec {
 		// Safety only: every successor of the batch is new to the chunk (expandState
 		// dropped the others); whether it is known is all that matters, and reading only
 		// the fingerprint array saves a cache miss per known one.
-		for _, fp := range w.fps {
-			touch += e.set.shards[shardOf(fp)].probe(fp)
-		}
-		w.touch = touch
+		w.touchAll(w.fps)
 		i, start := 0, uint32(0)
 		for k, end := range w.bstate {
 			idx := first + uint32(k)
@@ -247,10 +243,7 @@ func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 			w.tfps = append(w.tfps, fp)
 		}
 	}
-	for _, fp := range w.tfps {
-		touch += e.set.shards[shardOf(fp)].probe(fp)
-	}
-	w.touch = touch
+	w.touchAll(w.tfps)
 	i, start := 0, uint32(0)
 	for k, end := range w.bstate {
 		idx := first + uint32(k)
@@ -261,7 +254,7 @@ func (w *worker[S]) lookupBatch(first uint32, out *chunkOut) {
 			slot, seen := w.cset.find(fp)
 			target := noIndex
 			if seen {
-				target = w.cset.idx[slot]
+				target = w.cset.vals[slot]
 			} else {
 				t, known := e.set.lookup(fp)
 				switch {
@@ -304,6 +297,16 @@ func (w *worker[S]) addCand(out *chunkOut, fp uint64, parent uint32, pos uint16,
 	out.arena = append(out.arena, enc...)
 }
 
+// touchAll loads the home slot of each of fps in a tight loop, so that their cache misses
+// overlap.
+func (w *worker[S]) touchAll(fps []uint64) {
+	var touch uint64
+	for _, fp := range fps {
+		touch += w.e.set.shards[shardOf(fp)].probe(fp)
+	}
+	w.touch = touch
+}
+
 // orbitOf is the class size of the batch's successor i (CanonicalEncoder), or 0.
 func (w *worker[S]) orbitOf(i int) uint32 {
 	if i < len(w.borbit) {
@@ -321,53 +324,34 @@ func (w *worker[S]) bytes() int64 {
 // chunkSet is a worker's table of the fingerprints of the successors generated in the chunk
 // it expands, so that a state reached from several states of one chunk is looked up in the
 // seen set once (most successors are: the chunk set stays in the core's cache, the seen set
-// does not), and a new one is one candidate, its first occurrence in the chunk (a chunk
-// covers the same states for any worker count). With the liveness graph it keeps each
-// one's edge target (lookupBatch). Open addressing with linear probing on the fingerprint's
-// low bits, at most half full, cleared per chunk.
-type chunkSet struct {
-	fps  []uint64
-	idx  []uint32 // with the liveness graph: the edge target
-	mask uint64
-	n    int
-}
+// does not), and a new one is one candidate, its first occurrence in the chunk (the later
+// ones it drops would be later occurrences in the segment too, so the outcome does not
+// depend on the chunks). With the liveness graph it keeps each one's edge target
+// (lookupBatch). At most half full, cleared per chunk.
+type chunkSet struct{ smallTable } // vals: with the liveness graph, the edge target
 
 func (c *chunkSet) reset() {
 	if c.fps == nil {
-		c.fps, c.idx, c.mask = make([]uint64, 1024), make([]uint32, 1024), 1023
+		c.fps, c.vals, c.mask = make([]uint64, 1024), make([]uint32, 1024), 1023
 	} else if c.n > 0 {
 		clear(c.fps)
 	}
 	c.n = 0
 }
 
-// find returns fp's slot and whether it is there, or the empty slot where it would go.
-func (c *chunkSet) find(fp uint64) (uint64, bool) {
-	i := fp & c.mask
-	for {
-		switch c.fps[i] {
-		case fp:
-			return i, true
-		case 0:
-			return i, false
-		}
-		i = (i + 1) & c.mask
-	}
-}
-
 // add stores fp, with target i, at slot (found empty by find), growing the table past half.
 func (c *chunkSet) add(slot, fp uint64, i uint32) {
-	c.fps[slot], c.idx[slot] = fp, i
+	c.fps[slot], c.vals[slot] = fp, i
 	c.n++
 	if 2*c.n <= len(c.fps) {
 		return
 	}
-	fps, idx := c.fps, c.idx
-	c.fps, c.idx, c.mask = make([]uint64, 2*len(fps)), make([]uint32, 2*len(fps)), uint64(2*len(fps)-1)
+	fps, vals := c.fps, c.vals
+	c.fps, c.vals, c.mask = make([]uint64, 2*len(fps)), make([]uint32, 2*len(fps)), uint64(2*len(fps)-1)
 	for j, f := range fps {
 		if f != 0 {
 			k, _ := c.find(f)
-			c.fps[k], c.idx[k] = f, idx[j]
+			c.fps[k], c.vals[k] = f, vals[j]
 		}
 	}
 }
