@@ -134,6 +134,13 @@ type edgeIter struct {
 
 // edges returns an iterator over the edges of v, which must be below s.n and in memory.
 func (s *edgeStore) edges(v uint32) edgeIter {
+	p, n := s.record(v)
+	return edgeIter{p: p, left: n, t: v}
+}
+
+// record returns the position in s.data of the first edge of v's record, and its number of
+// edges; v must be below s.n and in memory.
+func (s *edgeStore) record(v uint32) (int, uint32) {
 	d := s.data
 	p := int(s.blk[v/edgeBlock] - s.base)
 	for range v % edgeBlock {
@@ -144,7 +151,7 @@ func (s *edgeStore) edges(v uint32) edgeIter {
 		}
 	}
 	n, p := uvarint(d, p)
-	return edgeIter{p: p, left: uint32(n), t: v}
+	return p, uint32(n)
 }
 
 // next returns the next edge (target, code id), or ok false after the last.

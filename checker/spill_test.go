@@ -63,7 +63,7 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 // TestSpillSameResult: a liveness search whose graph spills to disk after every segment
 // gives exactly the result of the search that keeps it in memory, on every liveness test
 // model (fair cycles, stuttering, cut steps and their strict and lax passes, truncation by
-// depth), for 1 and 2 workers, with the liveness
+// depth, a component split by strong fairness), for 1 and 2 workers, with the liveness
 // phase reading the spill file's mapping; and the spill file is gone afterwards.
 // Reference: issue 14.
 func TestGraphSpillSameResult(t *testing.T) {
@@ -107,10 +107,12 @@ func TestGraphSpillSameResult(t *testing.T) {
 	at := func(v uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == v } }
 	verdicts["chain"] = spillCase[uint32](t, "chain", chain{n: 5000, wrap: true},
 		[]Property[uint32]{{Name: "NeverEnds", Kind: AlwaysEventually, State: at(7000)}}, Options{}).Verdict
+	verdicts["rings"] = spillCase[uint32](t, "rings", rings{k: 7, l: 30},
+		[]Property[uint32]{{Name: "ReachesSink", Kind: Eventually, State: at(7 * 30)}}, Options{}).Verdict
 	// The table covers every verdict (a test that always compared two ok results would not).
 	want := map[string]Verdict{"lock-unfair": Violated, "lock-weak": Violated, "lock-strong": OK, "peterson-weak": OK,
 		"FullZeroEmpties": Violated, "FullZeroDrains": OK, "FullZeroEmpties-depth": Violated, "FullZeroDrains-depth": Incomplete,
-		"weak-cut-everywhere": Incomplete, "stutter-unfair-cut": Violated, "other-cycle": Violated, "chain": Violated}
+		"weak-cut-everywhere": Incomplete, "stutter-unfair-cut": Violated, "other-cycle": Violated, "chain": Violated, "rings": Violated}
 	if !reflect.DeepEqual(verdicts, want) {
 		t.Errorf("got verdicts %v, want %v", verdicts, want)
 	}
