@@ -62,6 +62,9 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 	}
 	g.anyFair = newBitset(g.n)
 	for v := 0; v < g.expanded; v++ {
+		if v%(1<<16) == 0 {
+			e.es.releaseTo(int(e.es.blk[v/edgeBlock]))
+		}
 		it := g.out(uint32(v))
 		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 			if g.fair[c] != Unfair {
@@ -70,6 +73,7 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 			}
 		}
 	}
+	e.es.releaseAll()
 	return g, nil
 }
 
@@ -89,13 +93,16 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		p := &e.props[pi]
 		e.phase(PhaseLiveness+p.Name, st)
 		status, lasso := lc.check(p.Kind, e.flags[j], true)
+		e.es.releaseAll() // the component search read the stream out of order
 		if status == liveViolated {
 			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p, lasso)}, liveViolated
 		}
 		var why []string
 		var raise []string
 		if len(g.cutState) > 0 {
-			if lax, l := lc.check(p.Kind, e.flags[j], false); lax == liveViolated {
+			lax, l := lc.check(p.Kind, e.flags[j], false)
+			e.es.releaseAll()
+			if lax == liveViolated {
 				var because string
 				because, raise = e.cutCause(lc, l)
 				why = append(why, "a fair lasso exists only because "+because+"; raise "+strings.Join(raise, ", "))

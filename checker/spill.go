@@ -49,12 +49,13 @@ type frame struct {
 
 // graphSpill is the file the stream spills to.
 type graphSpill struct {
-	f       *os.File
-	name    string // removed by close unless unlinked already
-	w       *bufio.Writer
-	frames  []frame
-	written int64
-	mapping []byte // the file mapped read-only, after load
+	f        *os.File
+	name     string // removed by close unless unlinked already
+	w        *bufio.Writer
+	frames   []frame
+	written  int64
+	mapping  []byte // the file mapped read-only, after load
+	released int    // releaseTo has handed the mapping's pages before this offset back
 }
 
 // spillLimit is the size in memory above which the frontier, and the liveness graph's
@@ -202,6 +203,34 @@ func (s *edgeStore) close() {
 	sf.f.Close()
 	if sf.name != "" {
 		os.Remove(sf.name)
+	}
+}
+
+// releaseTo hands the pages of the mapping before stream offset p back (see dropPages),
+// from where the last call left off: a pass through the stream in order calls it as it
+// goes, so that what it read leaves the resident set behind it.
+func (s *edgeStore) releaseTo(p int) {
+	if !s.mapped() {
+		return
+	}
+	sf := s.spill
+	if p >= len(s.data) {
+		p = len(s.data)
+	} else {
+		p = p / os.Getpagesize() * os.Getpagesize()
+	}
+	if p > sf.released {
+		dropPages(s.data[sf.released:p])
+		sf.released = p
+	}
+}
+
+// releaseAll hands every page of the mapping back, after a pass through the stream, or
+// searches that read it out of order.
+func (s *edgeStore) releaseAll() {
+	if s.mapped() {
+		dropPages(s.data)
+		s.spill.released = 0
 	}
 }
 

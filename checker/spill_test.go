@@ -198,6 +198,8 @@ func TestGraphSpillRoundTrip(t *testing.T) {
 		if s.mapped() != mapsFiles || mapsFiles && s.bytes() != 8*int64(cap(s.blk)) {
 			t.Errorf("%s: got mapped %v, %d bytes held; want mapped %v and only the index held", tc.name, s.mapped(), s.bytes(), mapsFiles)
 		}
+		s.releaseTo(len(s.data) / 2) // pages handed back are read again
+		s.releaseAll()
 		for v := range uint32(100) {
 			it := s.edges(v)
 			var got [][2]uint32
