@@ -277,10 +277,11 @@ type Options struct {
 	// level being expanded and of the next one) spills when it holds more than SpillBytes in
 	// memory, in blocks, each compressed and checksummed; the liveness graph's compressed
 	// successor lists spill when they would grow beyond SpillBytes (not in a search that takes
-	// checkpoints: a checkpoint holds the whole graph), and are read back, sequentially and
-	// checksummed, for the liveness check after the search. Both go to temporary files in
-	// SpillDir ("": os.TempDir()), written sequentially and removed when the search ends. The
-	// seen set and the parent links stay in memory.
+	// checkpoints: a checkpoint holds the whole graph), and the liveness check after the
+	// search reads them from the file, mapped read-only (Unix; elsewhere read back into
+	// memory), once every frame's checksum is checked in one sequential pass. Both go to
+	// temporary files in SpillDir ("": os.TempDir()), written sequentially and removed when
+	// the search ends. The seen set and the parent links stay in memory.
 	SpillDir string
 	//
 	// LivenessSymmetrySound says that the model's symmetry reduction is sound for its liveness

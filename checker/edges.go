@@ -22,7 +22,8 @@ import (
 // 12 bytes a state, against 36 for 32-bit offsets, targets and codes.
 //
 // When the stream outgrows its share of the memory budget it is spilled to a temporary
-// file (spill.go), and read back, sequentially, when the search is over.
+// file (spill.go), which the liveness phase maps and reads as the stream when the search is
+// over.
 
 // edgeBlock is the number of states per index entry.
 const edgeBlock = 8
@@ -51,8 +52,14 @@ func (e *engine[S]) graphBytes() int64 {
 	return b + 10*int64(len(e.cutState)) + 4*int64(len(e.partial))
 }
 
-// bytes is the memory the store holds.
-func (s *edgeStore) bytes() int64 { return int64(cap(s.data)) + 8*int64(cap(s.blk)) }
+// bytes is the memory the store holds: not the stream when it is the spill file's mapping.
+func (s *edgeStore) bytes() int64 {
+	b := 8 * int64(cap(s.blk))
+	if !s.mapped() {
+		b += int64(cap(s.data))
+	}
+	return b
+}
 
 // zigzag maps a signed difference to an unsigned one, small magnitudes to small values.
 func zigzag(d int64) uint64 { return uint64(d<<1) ^ uint64(d>>63) }
@@ -127,6 +134,13 @@ type edgeIter struct {
 
 // edges returns an iterator over the edges of v, which must be below s.n and in memory.
 func (s *edgeStore) edges(v uint32) edgeIter {
+	p, n := s.record(v)
+	return edgeIter{p: p, left: n, t: v}
+}
+
+// record returns the position in s.data of the first edge of v's record, and its number of
+// edges; v must be below s.n and in memory.
+func (s *edgeStore) record(v uint32) (int, uint32) {
 	d := s.data
 	p := int(s.blk[v/edgeBlock] - s.base)
 	for range v % edgeBlock {
@@ -137,7 +151,7 @@ func (s *edgeStore) edges(v uint32) edgeIter {
 		}
 	}
 	n, p := uvarint(d, p)
-	return edgeIter{p: p, left: uint32(n), t: v}
+	return p, uint32(n)
 }
 
 // next returns the next edge (target, code id), or ok false after the last.

@@ -54,23 +54,26 @@ func (e *engine[S]) lassoTrace(p *Property[S], l lasso) *Trace {
 }
 
 // bfs searches from src along edges to states with allowed true, for the nearest state with
-// goal true (src itself included), and returns the path of steps to it, or ok false.
+// goal true (src itself included), and returns the path of steps to it, or ok false. Its
+// queue is lc.order, free once the components are found.
 func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep, uint32, bool) {
 	g := lc.g
 	st := lc.newStamp()
 	nodes := lc.scc.nodes // index: stamp, low: predecessor
 	nodes[src].index = st
-	queue := []uint32{src}
-	for qi := 0; qi < len(queue); qi++ {
+	queue, qn := lc.order, 1
+	queue[0] = src
+	for qi := 0; qi < qn; qi++ {
 		v := queue[qi]
 		if goal(v) {
-			var rev []lstep
+			k := 0
 			for u := v; u != src; u = uint32(nodes[u].low) {
-				rev = append(rev, lstep{target: u, code: lc.firstCode(uint32(nodes[u].low), u)})
+				k++
 			}
-			path := make([]lstep, len(rev))
-			for i := range rev {
-				path[i] = rev[len(rev)-1-i]
+			path := make([]lstep, k)
+			for u := v; u != src; u = uint32(nodes[u].low) {
+				k--
+				path[k] = lstep{target: u, code: lc.firstCode(uint32(nodes[u].low), u)}
 			}
 			return path, v, true
 		}
@@ -78,7 +81,8 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 			if nodes[w].index != st && allowed(w) {
 				nodes[w] = sccNode{index: st, low: int32(v)}
-				queue = append(queue, w)
+				queue[qn] = w
+				qn++
 			}
 		}
 	}

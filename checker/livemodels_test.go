@@ -141,3 +141,54 @@ func (m chain) ActionName(a uint64) string {
 func (m chain) ActionKind(a uint64) int { return int(a) }
 func (m chain) ActionKinds() []string   { return []string{"Step", "Wrap"} }
 func (m chain) Fairness(kind int) int   { return int(Weak) }
+
+// rings is k rings of l states (state r*l+i is state i of ring r) and a sink, state k*l.
+// State 0 of a ring is its hub: Enter(r) goes from the hub to state 1, Step(r) from i to
+// i+1 and from l-1 back to 1 (the inner cycle), Back(r) from l-1 to the hub; Hop(r) goes
+// from the hub of ring r to that of ring r+1 (mod k), and Exit(r) from the hub to the sink.
+// All rings and hubs are one component; Exit, strongly fair, is enabled at the hubs and
+// never taken inside it, so that removing the hubs splits it into k inner cycles of l-1
+// states, each fair (Step is taken on it, weakly fair Back is not enabled everywhere): a
+// lasso that never reaches the sink.
+type rings struct{ k, l uint32 }
+
+const (
+	rEnter = iota
+	rStep
+	rBack
+	rHop
+	rExit
+)
+
+func (m rings) Init(buf []uint32) []uint32 { return append(buf, 0) }
+func (m rings) Next(s *uint32, succ []uint32, acts []uint64) ([]uint32, []uint64) {
+	if *s == m.k*m.l {
+		return succ, acts
+	}
+	r, i := *s/m.l, *s%m.l
+	code := func(kind int) uint64 { return uint64(kind)<<32 | uint64(r) }
+	switch {
+	case i == 0:
+		succ, acts = append(succ, r*m.l+1, (r+1)%m.k*m.l, m.k*m.l), append(acts, code(rEnter), code(rHop), code(rExit))
+	case i < m.l-1:
+		succ, acts = append(succ, *s+1), append(acts, code(rStep))
+	default:
+		succ, acts = append(succ, r*m.l+1, r*m.l), append(acts, code(rStep), code(rBack))
+	}
+	return succ, acts
+}
+func (m rings) Encode(s *uint32, buf []byte) []byte           { return chain{}.Encode(s, buf) }
+func (m rings) Decode(b []byte, s *uint32)                    { chain{}.Decode(b, s) }
+func (m rings) Vars() []string                                { return []string{"x"} }
+func (m rings) AppendValue(s *uint32, v int, b []byte) []byte { return chain{}.AppendValue(s, v, b) }
+func (m rings) ActionName(a uint64) string {
+	return m.ActionKinds()[a>>32] + "(" + strconv.Itoa(int(a&(1<<32-1))) + ")"
+}
+func (m rings) ActionKind(a uint64) int { return int(a >> 32) }
+func (m rings) ActionKinds() []string   { return []string{"Enter", "Step", "Back", "Hop", "Exit"} }
+func (m rings) Fairness(kind int) int {
+	if kind == rExit {
+		return int(Strong)
+	}
+	return int(Weak)
+}

@@ -62,6 +62,9 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 	}
 	g.anyFair = newBitset(g.n)
 	for v := 0; v < g.expanded; v++ {
+		if v%(1<<16) == 0 {
+			e.es.releaseTo(int(e.es.blk[v/edgeBlock]))
+		}
 		it := g.out(uint32(v))
 		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 			if g.fair[c] != Unfair {
@@ -70,6 +73,7 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 			}
 		}
 	}
+	e.es.releaseAll()
 	return g, nil
 }
 
@@ -89,13 +93,16 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		p := &e.props[pi]
 		e.phase(PhaseLiveness+p.Name, st)
 		status, lasso := lc.check(p.Kind, e.flags[j], true)
+		e.es.releaseAll() // the component search read the stream out of order
 		if status == liveViolated {
 			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p, lasso)}, liveViolated
 		}
 		var why []string
 		var raise []string
 		if len(g.cutState) > 0 {
-			if lax, l := lc.check(p.Kind, e.flags[j], false); lax == liveViolated {
+			lax, l := lc.check(p.Kind, e.flags[j], false)
+			e.es.releaseAll()
+			if lax == liveViolated {
 				var because string
 				because, raise = e.cutCause(lc, l)
 				why = append(why, "a fair lasso exists only because "+because+"; raise "+strings.Join(raise, ", "))
@@ -250,20 +257,24 @@ func (e *engine[S]) fairness(k int) Fairness {
 	return Fairness(e.m.Fairness(k))
 }
 
-// liveChecker holds the per-state scratch arrays shared by the properties: a label (4
-// bytes), Tarjan's index and low link (8 bytes, reused by the lasso searches as their stamp
-// and predecessor), and bitsets. A fair component's states keep a label of their own, which
-// no other state has, until the next check.
+// liveChecker holds the per-state scratch arrays shared by the properties (what
+// liveBytesPerState adds up): a label (4 bytes), Tarjan's index and low link (8 bytes,
+// reused by the lasso searches as their stamp and predecessor), a buffer of a state index
+// for each state of F (4 bytes: the searches' queue, and Tarjan's stack), a second one for
+// the components split by fairness (4 bytes, grown to the largest such component), the
+// call stack (16 bytes a frame, as deep as the search goes), and bitsets. A fair
+// component's states keep a label of their own, which no other state has, until the next
+// check.
 type liveChecker struct {
 	g          *lgraph
 	label      []int32
 	scc        *sccFinder
-	bad        bitset // in a fair component, or may stutter
+	order      []uint32 // the searches' queue and Tarjan's stack, as long as the largest F
+	aux        []uint32 // the stack of the runs that split a component
+	starts     bitset   // where the parts of the component being split start in it
+	bad        bitset   // in a fair component, or may stutter
 	inF        bitset
 	reach      bitset // in a component that reaches a bad state
-	compNodes  []uint32
-	compEnd    []uint32
-	work       [][]uint32
 	nextLab    int32
 	stamp      int32 // lasso search stamps, negative (Tarjan's indices are positive)
 	truncCount int
@@ -274,15 +285,26 @@ type liveChecker struct {
 	seen    []bool
 	enCount []int32
 	enStamp []int32
+	touched []uint32
 }
 
 func newLiveChecker(g *lgraph) *liveChecker {
-	lc := &liveChecker{g: g, label: make([]int32, g.n), bad: newBitset(g.n), inF: newBitset(g.n),
-		reach: newBitset(g.n), nextLab: 2}
+	lc := &liveChecker{g: g, label: make([]int32, g.n), starts: newBitset(g.n),
+		bad: newBitset(g.n), inF: newBitset(g.n), reach: newBitset(g.n), nextLab: 2}
 	lc.scc = newSCCFinder(g, lc.label)
 	nc := len(g.fair)
 	lc.taken, lc.seen, lc.enCount, lc.enStamp = make([]bool, nc), make([]bool, nc), make([]int32, nc), make([]int32, nc)
+	lc.touched = make([]uint32, 0, nc)
 	return lc
+}
+
+// scratchBytes is the memory the checker holds: what liveBytesPerState bounds.
+func (lc *liveChecker) scratchBytes() int64 {
+	b := 4*int64(len(lc.label)+len(lc.order)+len(lc.aux)) + 8*int64(len(lc.scc.nodes)) + lc.scc.call.bytes()
+	for _, s := range []bitset{lc.starts, lc.bad, lc.inF, lc.reach, lc.scc.onStack, lc.g.trunc, lc.g.anyFair, lc.g.hasCut} {
+		b += 8 * int64(len(s))
+	}
+	return b
 }
 
 // check looks for a fair lasso that violates the property of kind with the given state
@@ -303,30 +325,35 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	}
 	// F: the not-Q states reachable from a start state through not-Q states. Only there can
 	// a counterexample run; label 1 marks those of F that are fully expanded, where
-	// components are searched.
+	// components are searched. The search's queue is the label array, free until then; the
+	// buffer of the searches that follow, all within F, is sized to F.
 	inF := lc.inF
-	clear(lc.label)
 	clear(lc.bad)
 	clear(inF)
 	clear(lc.reach)
-	var queue []uint32
+	queue, qn := lc.label, 0
 	for v := 0; v < g.n; v++ {
 		if isStart(uint32(v)) {
 			inF.set(uint32(v))
-			queue = append(queue, uint32(v))
+			queue[qn] = int32(v)
+			qn++
 		}
 	}
-	for qi := 0; qi < len(queue); qi++ {
-		it := g.out(queue[qi])
+	for qi := 0; qi < qn; qi++ {
+		it := g.out(uint32(queue[qi]))
 		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 			if !inF.get(w) && notQ(w) {
 				inF.set(w)
-				queue = append(queue, w)
+				queue[qn] = int32(w)
+				qn++
 			}
 		}
 	}
-	queue = nil
-	var roots []uint32
+	clear(lc.label)
+	if len(lc.order) < qn {
+		lc.order = nil
+		lc.order = make([]uint32, qn)
+	}
 	truncated := 0
 	for v := 0; v < g.n; v++ {
 		if !inF.get(uint32(v)) {
@@ -337,27 +364,14 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 			continue
 		}
 		lc.label[v] = 1
-		roots = append(roots, uint32(v))
 	}
 	// Components of F, in Tarjan's order: every edge leaves a component for one emitted
-	// earlier (or stays inside).
-	lc.compNodes = lc.compNodes[:0]
-	lc.compEnd = lc.compEnd[:0]
-	lc.scc.run(roots, 1, func(comp []uint32) {
-		lc.compNodes = append(lc.compNodes, comp...)
-		lc.compEnd = append(lc.compEnd, uint32(len(lc.compNodes)))
-	})
-	roots = nil
-	// Which components hold a fair cycle or a state that may stutter; then which reach one
-	// (every edge leaving a component goes to one before it, whose states are marked in
-	// lc.reach if it reaches one).
+	// earlier (or stays inside). As each comes out: whether it holds a fair cycle or a state
+	// that may stutter; then whether it reaches one (every edge leaving it goes to a component
+	// before it, whose states are marked in lc.reach if it reaches one).
 	anyBad := false
-	for k := range lc.compEnd {
-		lo := uint32(0)
-		if k > 0 {
-			lo = lc.compEnd[k-1]
-		}
-		comp := lc.compNodes[lo:lc.compEnd[k]]
+	clear(lc.scc.nodes)
+	lc.scc.run(nil, 1, lc.order[:qn], func(comp []uint32) {
 		if len(comp) > 1 {
 			lc.findFair(comp)
 		}
@@ -386,9 +400,10 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 			}
 		}
 		anyBad = anyBad || reach
-	}
-	lc.compNodes, lc.compEnd = nil, nil
+	})
 	if anyBad {
+		// The lasso's steps take the call stack's place.
+		lc.scc.call.release()
 		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
 		for v := 0; v < g.n; v++ {
 			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && lc.reach.get(uint32(v)) {
@@ -398,15 +413,16 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		// Only through truncated states (a state at the depth bound keeps the edges to the
 		// states it found): the first start state from which a bad state is reachable. A
 		// state a failed search visited reaches none, so no state is visited twice.
-		dead := newBitset(g.n)
-		var queue []uint32
+		dead := inF
+		clear(dead)
+		queue := lc.order
 		for v := 0; v < g.n; v++ {
 			if !isStart(uint32(v)) || dead.get(uint32(v)) {
 				continue
 			}
 			dead.set(uint32(v))
-			queue = append(queue[:0], uint32(v))
-			for qi := 0; qi < len(queue); qi++ {
+			queue[0], qn = uint32(v), 1
+			for qi := 0; qi < qn; qi++ {
 				u := queue[qi]
 				if lc.bad.get(u) {
 					return liveViolated, lc.lassoFrom(uint32(v), notQ)
@@ -415,7 +431,8 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 				for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 					if !dead.get(w) && notQ(w) {
 						dead.set(w)
-						queue = append(queue, w)
+						queue[qn] = w
+						qn++
 					}
 				}
 			}
@@ -453,32 +470,36 @@ func (lc *liveChecker) cutRange(v uint32) (uint32, uint32) {
 }
 
 // findFair splits a strongly connected component of F until each part is fair or ruled
-// out, and marks the states of the fair parts bad.
-func (lc *liveChecker) findFair(top []uint32) {
+// out, and marks the states of the fair parts bad. It works in place: comp holds the parts
+// still to look at, back to back (lc.starts marks where each starts), then the states done
+// with, so that comp holds the same states, reordered, when it returns. A part split by
+// fairness is searched for components again with lc.aux as the stack, which they are
+// copied from back into the part's place.
+func (lc *liveChecker) findFair(comp []uint32) {
 	g := lc.g
 	nextLab := lc.nextLab
-	collect := func(comp []uint32) {
-		if len(comp) == 1 {
-			return // no self-loops are recorded: a single state is no cycle
-		}
-		lc.work = append(lc.work, append([]uint32(nil), comp...))
-	}
-	lc.work = append(lc.work[:0], top)
-	var touched []uint32
 	defer func() { lc.nextLab = nextLab }()
-	for len(lc.work) > 0 {
-		comp := lc.work[len(lc.work)-1]
-		lc.work = lc.work[:len(lc.work)-1]
+	starts := lc.starts
+	starts.set(0)
+	end := uint32(len(comp)) // comp[:end] holds the parts to look at
+	for end > 0 {
+		at := starts.prevSet(end - 1)
+		starts.clear(at)
+		part := comp[at:end]
+		end = at
+		if len(part) == 1 {
+			continue // no self-loops are recorded: a single state is no cycle
+		}
 		lab := nextLab
 		nextLab++
-		for _, v := range comp {
+		for _, v := range part {
 			lc.label[v] = lab
 		}
 		// Which fair codes are enabled and which are taken inside; then, for the ones not
 		// taken only, in how many states each is enabled. (A code found taken is skipped, so
 		// the random reads of the edge targets' labels soon stop.)
-		touched = touched[:0]
-		for _, v := range comp {
+		touched := lc.touched[:0]
+		for _, v := range part {
 			it := g.out(v)
 			for w, c, ok := g.next(&it); ok; w, c, ok = g.next(&it) {
 				if g.fair[c] == Unfair || lc.taken[c] {
@@ -501,12 +522,13 @@ func (lc *liveChecker) findFair(top []uint32) {
 				}
 			}
 		}
+		lc.touched = touched
 		untaken := false
 		for _, c := range touched {
 			untaken = untaken || !lc.taken[c]
 		}
 		if untaken {
-			for _, v := range comp {
+			for _, v := range part {
 				it := g.out(v)
 				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 					if g.fair[c] != Unfair && !lc.taken[c] && lc.enStamp[c] != int32(v)+1 {
@@ -531,14 +553,15 @@ func (lc *liveChecker) findFair(top []uint32) {
 			}
 			if g.fair[c] == Strong {
 				strongMissing = true
-			} else if int(lc.enCount[c]) == len(comp) {
+			} else if int(lc.enCount[c]) == len(part) {
 				weakMissing = true
 			}
 		}
 		if strongMissing && !weakMissing {
-			// Remove the states where an untaken strongly fair action is enabled.
-			var rest []uint32
-			for _, v := range comp {
+			// Remove the states where an untaken strongly fair action is enabled: the rest
+			// moves to the front of the part, in order.
+			rest := 0
+			for i, v := range part {
 				keep := true
 				it := g.out(v)
 				for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
@@ -554,25 +577,38 @@ func (lc *liveChecker) findFair(top []uint32) {
 					}
 				}
 				if keep {
-					rest = append(rest, v)
+					part[rest], part[i] = part[i], part[rest]
+					rest++
 				} else {
 					lc.label[v] = 0
 				}
 			}
-			if len(rest) > 1 {
+			if rest > 1 {
 				sub := nextLab
 				nextLab++
-				for _, v := range rest {
+				for _, v := range part[:rest] {
 					lc.label[v] = sub
 				}
-				lc.scc.run(rest, sub, collect)
+				if had := len(lc.aux); had < rest {
+					lc.aux = nil
+					lc.aux = make([]uint32, min(max(rest, 2*had), g.n))
+				}
+				buf := lc.aux[:rest]
+				out := 0
+				lc.scc.run(part[:rest], sub, buf, func(c []uint32) {
+					// The part's components go to buf's front, as parts to look at.
+					starts.set(at + uint32(out))
+					out += copy(buf[out:], c)
+				})
+				copy(part, buf)
+				end = at + uint32(rest)
 			}
 		} else if !strongMissing && !weakMissing {
-			for _, v := range comp {
-				lc.bad.set(v) // and its label stays lab, the component's own
+			for _, v := range part {
+				lc.bad.set(v) // and its label stays lab, the part's own
 			}
 		} else {
-			for _, v := range comp {
+			for _, v := range part {
 				lc.label[v] = 0
 			}
 		}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -151,7 +152,7 @@ func TestDeepChain(t *testing.T) {
 		roots[v] = uint32(v)
 	}
 	sizes := []int{}
-	newSCCFinder(g, label).run(roots, 1, func(c []uint32) { sizes = append(sizes, len(c)) })
+	newSCCFinder(g, label).run(roots, 1, make([]uint32, n), func(c []uint32) { sizes = append(sizes, len(c)) })
 	if !reflect.DeepEqual(sizes, []int{n}) {
 		t.Errorf("got components of sizes %v, want one of %d", sizes[:min(len(sizes), 5)], n)
 	}
@@ -198,7 +199,7 @@ func TestSCCAgainstNaive(t *testing.T) {
 	}
 	comp := make([]int, n)
 	k := 0
-	newSCCFinder(g, label).run(roots, 1, func(c []uint32) {
+	newSCCFinder(g, label).run(roots, 1, make([]uint32, n), func(c []uint32) {
 		k++
 		for _, v := range c {
 			comp[v] = k
@@ -440,4 +441,87 @@ func testGraph(eoff, etgt, ecode []uint32) *lgraph {
 		}
 	}
 	return g
+}
+
+// scratch is what the liveness phase allocated on a model: bytes allocated, what liveBytes
+// reserves, the checker (its buffers as the last check left them) and the lasso steps.
+type scratch struct {
+	alloc, bound int64
+	lc           *liveChecker
+	steps        int
+}
+
+// scratchCase searches m for props with the graph in memory, then builds the liveness graph
+// and checks every liveness property again (both passes where steps are cut), measuring
+// what that allocates, and what the checker holds at most, which must be within liveBytes.
+func scratchCase[S any](t *testing.T, m Model[S], props []Property[S]) scratch {
+	t.Helper()
+	e, res, ok := newEngine(m, props, Options{Workers: 2, SpillBytes: -1})
+	if !ok {
+		t.Fatalf("got %s %q, want a search", res.Verdict, res.Reason)
+	}
+	e.run()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g, err := e.liveGraph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := scratch{lc: newLiveChecker(g), bound: e.liveBytes(e.distinct)}
+	held := int64(0)
+	for j, pi := range e.live {
+		for _, strict := range []bool{true, false} {
+			if !strict && len(g.cutState) == 0 {
+				continue
+			}
+			held = max(held, r.lc.scratchBytes())
+			_, l := r.lc.check(e.props[pi].Kind, e.flags[j], strict)
+			held = max(held, r.lc.scratchBytes())
+			r.steps += len(l.path) + len(l.cycle)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if held > r.bound {
+		t.Errorf("got %d bytes held by the liveness checker, more than the %d of liveBytes", held, r.bound)
+	}
+	r.alloc = int64(after.TotalAlloc - before.TotalAlloc)
+	return r
+}
+
+// TestLivenessScratch: the liveness phase allocates no more than liveBytes reserves for it
+// (liveBytesPerState a state), on graphs that take its buffers to their worst case: one
+// component of every state, searched as deep (a cycle), a component split by strong
+// fairness into large parts (rings), and the counters' dense graph, with a fair cycle and
+// without. A lasso's own steps are allowed 128 bytes each besides. Reference: issue 14.
+func TestLivenessScratch(t *testing.T) {
+	at := func(v uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == v } }
+	for _, tc := range []struct {
+		name string
+		run  func() scratch
+		deep bool // the call stack went as deep as the states
+		aux  bool // a component was split
+	}{
+		{"cycle", func() scratch {
+			return scratchCase[uint32](t, chain{n: 200000, wrap: true}, []Property[uint32]{{Name: "ZeroInfinitelyOften", Kind: AlwaysEventually, State: at(0)}})
+		}, true, false},
+		{"rings", func() scratch {
+			return scratchCase[uint32](t, rings{k: 200, l: 1000}, []Property[uint32]{{Name: "ReachesSink", Kind: Eventually, State: at(200 * 1000)}})
+		}, false, true},
+		{"counters-heavy", func() scratch { return scratchCase(t, counters{N: 24, fair: Weak}, heavyBench()) }, false, false},
+		{"counters-light", func() scratch { return scratchCase(t, counters{N: 24, fair: Weak}, lightBench()) }, false, false},
+	} {
+		r := tc.run()
+		n := int64(len(r.lc.label))
+		t.Logf("%s: %d states, %.1f bytes a state allocated, %d lasso steps", tc.name, n, float64(r.alloc)/float64(n), r.steps)
+		if limit := r.bound + 128*int64(r.steps); r.alloc > limit {
+			t.Errorf("%s: got %d bytes allocated (%.1f a state), want at most %d", tc.name, r.alloc, float64(r.alloc)/float64(n), limit)
+		}
+		if deep := r.lc.scc.call.bytes() >= 16*n; deep != tc.deep {
+			t.Errorf("%s: got a call stack of %d bytes for %d states, want as deep as the states %v", tc.name, r.lc.scc.call.bytes(), n, tc.deep)
+		}
+		if split := len(r.lc.aux) > 0; split != tc.aux {
+			t.Errorf("%s: got a component split %v, want %v", tc.name, split, tc.aux)
+		}
+	}
 }

@@ -19,11 +19,21 @@ import (
 // memory limit to it, so that the garbage (old copies) is collected before the process's
 // resident memory goes much beyond it.
 
-// liveBytesPerState is what the liveness check allocates per state after the search: the
-// checker's label (4) and Tarjan's index and low link (8), a byte of bitsets, and at worst
-// one entry per state in the roots, the component lists, Tarjan's stack (4 each) and call
-// stack (32: a frame holds an edge iterator).
-const liveBytesPerState = 64
+// liveBytesPerState is what the liveness check allocates per state after the search, at
+// most (liveChecker): the label (4) and Tarjan's index and low link (8); the buffer that is
+// the searches' queue and Tarjan's stack (4) and the one for the components split by
+// fairness (4); the call stack, as deep as the number of states at worst (16 a frame); eight
+// bitsets (1). The liveness graph's stream is not among them: it is either in memory
+// already, or the spill file's mapping (spill.go). A lasso's steps (8 bytes each, a shortest
+// path having at most one a state) take the call stack's place, which is let go first.
+const liveBytesPerState = 4 + 8 + 4 + 4 + 16 + 1
+
+// liveBytes is what the liveness check allocates after the search, at most, for n states:
+// liveBytesPerState each, and the rounding of the call stack's chunks and of the bitsets'
+// words, and the per code id arrays (liveChecker, lgraph.fair).
+func (e *engine[S]) liveBytes(n int64) int64 {
+	return liveBytesPerState*n + 16*frameChunk + 8*8 + 22*int64(len(e.codes.codes))
+}
 
 // growCap is the capacity that a slice of capacity c that must hold need elements grows
 // to: a quarter more, as append grows a large slice, or twice as much when double is set
@@ -159,7 +169,7 @@ func (e *engine[S]) usedBytes() int64 {
 	b := e.memBytes()
 	b += e.overhead(b)
 	if e.rec {
-		b += liveBytesPerState * e.distinct
+		b += e.liveBytes(e.distinct)
 	}
 	return b
 }

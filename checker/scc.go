@@ -1,5 +1,10 @@
 package checker
 
+import (
+	"math/bits"
+	"strconv"
+)
+
 // lgraph is the recorded state graph for liveness checking: the compressed successor lists
 // (states [0, expanded) have their edges recorded; self-loops are left out) and the
 // fairness of each action code id. Per-state flags are bitsets.
@@ -50,16 +55,29 @@ func (g *lgraph) out(v uint32) edgeIter {
 // next returns the next edge of it, or ok false.
 func (g *lgraph) next(it *edgeIter) (uint32, uint32, bool) { return it.next(g.d) }
 
-// sccFinder is Tarjan's algorithm with an explicit stack, so that a graph of any depth
-// is handled without recursion. It visits only the states whose label equals the label
-// of the run.
+// prevSet returns the largest member of b at or below p; there must be one.
+func (b bitset) prevSet(p uint32) uint32 {
+	k := p / 64
+	w := b[k] & (^uint64(0) >> (63 - p%64))
+	for w == 0 {
+		k--
+		w = b[k]
+	}
+	return k*64 + uint32(63-bits.LeadingZeros64(w))
+}
+
+// sccFinder is Tarjan's algorithm with an explicit call stack, so that a graph of any
+// depth is handled without recursion. It visits only the states whose label equals the
+// label of the run. Its per-state data is Tarjan's index and low link (8 bytes) and an
+// on-stack bit; a run's stack is a buffer of the caller's (4 bytes a state visited), and its
+// call stack holds a compact frame (16 bytes) per state on it, in chunks allocated as the
+// search goes deeper.
 type sccFinder struct {
 	g       *lgraph
 	label   []int32
 	nodes   []sccNode
 	onStack bitset
-	stack   []uint32
-	call    []sccFrame
+	call    frameStack
 }
 
 // sccNode is Tarjan's per-state data, side by side for locality.
@@ -68,80 +86,149 @@ type sccNode struct {
 	low   int32
 }
 
+// sccFrame is a state on the call stack and how far its edges have been read: the
+// iterator's position (rel bytes after the start of the state's index block: edges.go), the
+// edges left and the last target read (their deltas are from it). Tarjan needs no code ids.
 type sccFrame struct {
-	v  uint32
-	it edgeIter
+	v, rel, left, t uint32
+}
+
+// frameChunk is the number of frames in a chunk of the call stack (64 KiB).
+const frameChunk = 1 << 12
+
+// frameStack is a stack of frames in chunks, so that it grows without copying and holds
+// only as much as the deepest search needs.
+type frameStack struct {
+	chunks [][]sccFrame
+	n      int
+}
+
+func (s *frameStack) push(f sccFrame) {
+	if s.n == len(s.chunks)*frameChunk {
+		s.chunks = append(s.chunks, make([]sccFrame, frameChunk))
+	}
+	s.chunks[s.n/frameChunk][s.n%frameChunk] = f
+	s.n++
+}
+
+func (s *frameStack) top() *sccFrame { return &s.chunks[(s.n-1)/frameChunk][(s.n-1)%frameChunk] }
+
+func (s *frameStack) pop() { s.n-- }
+
+// release lets the chunks go (the stack must be empty).
+func (s *frameStack) release() { s.chunks = nil }
+
+// bytes is the memory the chunks hold.
+func (s *frameStack) bytes() int64 { return 16 * frameChunk * int64(len(s.chunks)) }
+
+// relPos is stream position p relative to blk, the start of its index block, for a frame.
+func relPos(p, blk int) uint32 {
+	if uint64(p-blk) >= 1<<32 {
+		panic("checker: liveness: the successor lists of " + strconv.Itoa(edgeBlock) + " states take more than 4 GiB")
+	}
+	return uint32(p - blk)
 }
 
 func newSCCFinder(g *lgraph, label []int32) *sccFinder {
 	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: newBitset(g.n)}
 }
 
-// run finds the strongly connected components of the subgraph induced by the states in
-// roots (all of which carry label lab), visiting roots in order, and calls emit with each
-// component (a slice valid only during the call). Components come out in reverse
-// topological order: an edge leaving a component goes to one emitted before it.
-func (f *sccFinder) run(roots []uint32, lab int32, emit func(comp []uint32)) {
+// run finds the strongly connected components of the subgraph induced by the states with
+// label lab, visiting roots in order (roots nil: every state with label lab, in index
+// order, whose Tarjan index the caller has cleared), and calls emit with each component.
+// Components come out in reverse topological order: an edge leaving a component goes to
+// one emitted before it. buf is the Tarjan stack, used from its end down, and must have
+// room for every state the run visits; a component is a slice of it, valid during the call,
+// which emit may reorder. emit may itself call run, with another buffer, on the states of
+// the component (relabelled): the inner run's frames go on top of the outer run's.
+func (f *sccFinder) run(roots []uint32, lab int32, buf []uint32, emit func(comp []uint32)) {
 	for _, v := range roots {
 		f.nodes[v].index = 0
 	}
 	var counter int32
 	g := f.g
-	label, nodes, onStack := f.label, f.nodes, f.onStack
+	es, d := g.es, g.d
+	label, nodes, onStack, call := f.label, f.nodes, f.onStack, &f.call
+	sp := len(buf) // the stack is buf[sp:], its top at buf[sp]
 	push := func(w uint32) {
 		counter++
 		nodes[w] = sccNode{index: counter, low: counter}
-		f.stack = append(f.stack, w)
+		sp--
+		buf[sp] = w
 		onStack.set(w)
-		f.call = append(f.call, sccFrame{v: w, it: g.out(w)})
+		fr := sccFrame{v: w, t: w}
+		if int(w) < g.expanded {
+			p, n := es.record(w)
+			fr.rel, fr.left = relPos(p, int(es.blk[w/edgeBlock]-es.base)), n
+		}
+		call.push(fr)
 	}
-	for _, r := range roots {
+	base := call.n
+	n := len(roots)
+	if roots == nil {
+		n = g.n
+	}
+	for i := range n {
+		var r uint32
+		if roots != nil {
+			r = roots[i]
+		} else if r = uint32(i); label[r] != lab {
+			continue
+		}
 		if nodes[r].index != 0 {
 			continue
 		}
 		push(r)
-		for len(f.call) > 0 {
-			fr := &f.call[len(f.call)-1]
+		for call.n > base {
+			fr := call.top()
 			v := fr.v
 			descended := false
-			for {
-				w, _, ok := g.next(&fr.it)
-				if !ok {
-					break
-				}
-				if label[w] != lab {
-					continue
-				}
-				nw := nodes[w]
-				if nw.index == 0 {
-					push(w)
-					descended = true
-					break
-				}
-				if nw.index < nodes[v].low && onStack.get(w) {
-					nodes[v].low = nw.index
+			if fr.left > 0 {
+				blk := int(es.blk[v/edgeBlock] - es.base)
+				p, left, t := blk+int(fr.rel), fr.left, int64(fr.t)
+				for left > 0 {
+					var u uint64
+					u, p = uvarint(d, p)
+					p = skipUvarint(d, p)
+					left--
+					t += unzigzag(u)
+					w := uint32(t)
+					if label[w] != lab {
+						continue
+					}
+					nw := nodes[w]
+					if nw.index == 0 {
+						fr.rel, fr.left, fr.t = relPos(p, blk), left, w
+						push(w)
+						descended = true
+						break
+					}
+					if nw.index < nodes[v].low && onStack.get(w) {
+						nodes[v].low = nw.index
+					}
 				}
 			}
 			if descended {
 				continue
 			}
-			f.call = f.call[:len(f.call)-1]
-			if nodes[v].low == nodes[v].index {
-				k := len(f.stack) - 1
-				for f.stack[k] != v {
-					k--
+			call.pop()
+			low := nodes[v].low // emit may search comp again, with indices of its own
+			if low == nodes[v].index {
+				k := sp
+				for buf[k] != v {
+					k++
 				}
-				comp := f.stack[k:]
+				comp := buf[sp : k+1]
 				for _, w := range comp {
 					onStack.clear(w)
 				}
+				sp = k + 1
 				emit(comp)
-				f.stack = f.stack[:k]
 			}
-			if len(f.call) > 0 {
-				u := f.call[len(f.call)-1].v
-				if nodes[v].low < nodes[u].low {
-					nodes[u].low = nodes[v].low
+			if call.n > base {
+				u := call.top().v
+				if low < nodes[u].low {
+					nodes[u].low = low
 				}
 			}
 		}

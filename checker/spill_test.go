@@ -3,13 +3,26 @@ package checker
 import (
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 )
 
+// checkMapped is Check, and reports whether the liveness phase read the graph from the
+// spill file's mapping.
+func checkMapped[S any](m Model[S], props []Property[S], opts Options) (Result, bool) {
+	e, res, ok := newEngine(m, props, opts)
+	if !ok {
+		return res, false
+	}
+	res = e.run()
+	mapped := e.es.mapped()
+	e.es.close()
+	return res, mapped
+}
+
 // spillCase checks m with props twice for each worker count, with the liveness graph in
-// memory and spilled to disk after every segment, and wants the same result: verdict,
-// reason, property, counts and lasso. It returns the spilling result.
+// memory and spilled to disk after every segment (and mapped for the liveness phase, where
+// the OS maps files), and wants the same result: verdict, reason, property, counts and
+// lasso. It returns the spilling result.
 func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S], opts Options) Result {
 	t.Helper()
 	var first Result
@@ -18,7 +31,10 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 		opts.SpillBytes = -1
 		plain := Check(m, props, opts)
 		opts.SpillBytes = 1
-		spilled := Check(m, props, opts)
+		spilled, mapped := checkMapped(m, props, opts)
+		if want := spilled.Stats.GraphSpilled > 0 && mapsFiles; mapped != want {
+			t.Errorf("%s w=%d: got the graph mapped %v, want %v", name, w, mapped, want)
+		}
 		if plain.Stats.GraphSpilled != 0 {
 			t.Errorf("%s w=%d: got %d bytes spilled without spilling, want 0", name, w, plain.Stats.GraphSpilled)
 		}
@@ -47,7 +63,9 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 // TestSpillSameResult: a liveness search whose graph spills to disk after every segment
 // gives exactly the result of the search that keeps it in memory, on every liveness test
 // model (fair cycles, stuttering, cut steps and their strict and lax passes, truncation by
-// depth), for 1 and 2 workers; and the spill file is gone afterwards. Reference: issue 14.
+// depth, a component split by strong fairness), for 1 and 2 workers, with the liveness
+// phase reading the spill file's mapping; and the spill file is gone afterwards.
+// Reference: issue 14.
 func TestGraphSpillSameResult(t *testing.T) {
 	defer small()()
 	tmp := t.TempDir()
@@ -89,10 +107,12 @@ func TestGraphSpillSameResult(t *testing.T) {
 	at := func(v uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == v } }
 	verdicts["chain"] = spillCase[uint32](t, "chain", chain{n: 5000, wrap: true},
 		[]Property[uint32]{{Name: "NeverEnds", Kind: AlwaysEventually, State: at(7000)}}, Options{}).Verdict
+	verdicts["rings"] = spillCase[uint32](t, "rings", rings{k: 7, l: 30},
+		[]Property[uint32]{{Name: "ReachesSink", Kind: Eventually, State: at(7 * 30)}}, Options{}).Verdict
 	// The table covers every verdict (a test that always compared two ok results would not).
 	want := map[string]Verdict{"lock-unfair": Violated, "lock-weak": Violated, "lock-strong": OK, "peterson-weak": OK,
 		"FullZeroEmpties": Violated, "FullZeroDrains": OK, "FullZeroEmpties-depth": Violated, "FullZeroDrains-depth": Incomplete,
-		"weak-cut-everywhere": Incomplete, "stutter-unfair-cut": Violated, "other-cycle": Violated, "chain": Violated}
+		"weak-cut-everywhere": Incomplete, "stutter-unfair-cut": Violated, "other-cycle": Violated, "chain": Violated, "rings": Violated}
 	if !reflect.DeepEqual(verdicts, want) {
 		t.Errorf("got verdicts %v, want %v", verdicts, want)
 	}
@@ -101,11 +121,14 @@ func TestGraphSpillSameResult(t *testing.T) {
 	}
 }
 
-// TestSpillRoundTrip: a stream spilled in frames and read back decodes to the edges
-// written; a frame that changed on disk is an error, not a wrong graph.
+// TestGraphSpillRoundTrip: a stream spilled in frames, with or without a part left in
+// memory, decodes from the mapped file to the edges written, and the mapping is not counted
+// as memory the engine holds; a frame changed on disk, or a file cut short, is an error that
+// names the frame, not a wrong graph.
 func TestGraphSpillRoundTrip(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
-	build := func() *edgeStore {
+	// build records 100 states, spilling after every 10 states up to state last.
+	build := func(last uint32) *edgeStore {
 		s := &edgeStore{}
 		for v := range uint32(100) {
 			if v%edgeBlock == 0 {
@@ -113,7 +136,7 @@ func TestGraphSpillRoundTrip(t *testing.T) {
 			}
 			s.data, _ = appendRecord(s.data, v, []uint32{v + 1, noIndex, v / 2, 1 << 30}, []uint32{v % 3, 0, 2, 900})
 			s.n++
-			if v%10 == 9 {
+			if v%10 == 9 && v <= last {
 				if err := s.spillOut(""); err != nil {
 					t.Fatal(err)
 				}
@@ -121,32 +144,76 @@ func TestGraphSpillRoundTrip(t *testing.T) {
 		}
 		return s
 	}
-	s := build()
-	if s.base == 0 || s.spilled != int64(s.base) {
-		t.Fatalf("got base %d, %d bytes spilled; want the stream spilled", s.base, s.spilled)
-	}
-	if err := s.load(); err != nil {
-		t.Fatal(err)
-	}
-	for v := range uint32(100) {
-		it := s.edges(v)
-		var got [][2]uint32
-		for w, c, ok := it.next(s.data); ok; w, c, ok = it.next(s.data) {
-			got = append(got, [2]uint32{w, c})
+	// frameStart is the stream offset of frame k (from 1).
+	frameStart := func(s *edgeStore, k int) int64 {
+		var at int64
+		for _, fr := range s.spill.frames[:k-1] {
+			at += int64(fr.n)
 		}
-		want := [][2]uint32{{v + 1, v % 3}, {v / 2, 2}, {1 << 30, 900}}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("state %d: got edges %v, want %v", v, got, want)
+		return at
+	}
+	for _, tc := range []struct {
+		name   string
+		last   uint32
+		change func(s *edgeStore) error
+		want   string
+	}{
+		{"all spilled", 99, nil, ""},
+		{"tail in memory", 89, nil, ""},
+		{"corrupt frame", 99, func(s *edgeStore) error {
+			_, err := s.spill.f.WriteAt([]byte{0xff}, frameStart(s, 3)+5)
+			return err
+		}, "liveness graph: spill: frame 3 of 10 (stream bytes 240 to 360): checksum mismatch"},
+		{"truncated", 99, func(s *edgeStore) error {
+			return s.spill.f.Truncate(frameStart(s, 10) + 3)
+		}, "liveness graph: spill: frame 10 of 10 (stream bytes 1080 to 1200): the file ends at byte 1083"},
+	} {
+		s := build(tc.last)
+		if s.base == 0 || s.spilled != int64(s.base) {
+			t.Fatalf("%s: got base %d, %d bytes spilled; want the stream spilled", tc.name, s.base, s.spilled)
 		}
-	}
-	bad := build()
-	if err := bad.spill.w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bad.spill.f.WriteAt([]byte{0xff}, 20); err != nil {
-		t.Fatal(err)
-	}
-	if err := bad.load(); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
-		t.Errorf("got %v, want a checksum mismatch", err)
+		size := int64(s.base) + int64(len(s.data))
+		if tc.change != nil {
+			if err := s.spill.w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.change(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := s.load()
+		if tc.want != "" {
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%s: got error %v, want %q", tc.name, err, tc.want)
+			}
+			s.close()
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if int64(len(s.data)) != size || s.base != 0 {
+			t.Errorf("%s: got %d bytes from %d, want the %d of the stream from 0", tc.name, len(s.data), s.base, size)
+		}
+		if s.mapped() != mapsFiles || mapsFiles && s.bytes() != 8*int64(cap(s.blk)) {
+			t.Errorf("%s: got mapped %v, %d bytes held; want mapped %v and only the index held", tc.name, s.mapped(), s.bytes(), mapsFiles)
+		}
+		s.releaseTo(len(s.data) / 2) // pages handed back are read again
+		s.releaseAll()
+		for v := range uint32(100) {
+			it := s.edges(v)
+			var got [][2]uint32
+			for w, c, ok := it.next(s.data); ok; w, c, ok = it.next(s.data) {
+				got = append(got, [2]uint32{w, c})
+			}
+			want := [][2]uint32{{v + 1, v % 3}, {v / 2, 2}, {1 << 30, 900}}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: state %d: got edges %v, want %v", tc.name, v, got, want)
+			}
+		}
+		s.close()
+		if s.data != nil || s.spill != nil {
+			t.Errorf("%s: got the stream still readable after close", tc.name)
+		}
 	}
 }
