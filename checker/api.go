@@ -129,6 +129,31 @@ type Symmetric[S any] interface {
 	Canonicalize(s *S)
 }
 
+// Deferring is implemented by symmetric models whose symmetry needs a choice that the
+// model otherwise makes up front to be left open (Kafka's assignment order, which its
+// elections follow: brokers are interchangeable only once no step depends on which comes
+// first). In a search under symmetry the engine starts from InitDeferred's states, whose
+// successors branch over the open choice where a step needs it and record the outcome in
+// the state (so that renaming maps steps to steps), and it hands every trace to Settle
+// before rendering it.
+//
+// Contract: a behaviour from InitDeferred's states, settled, is a behaviour of the model
+// from Init's states; every behaviour of the model from Init's states is, up to the
+// symmetry, one from InitDeferred's states with the same length. Hence the same verdicts
+// and shortest-trace lengths. The classes' sizes do not add up to the plain search's
+// count (a state of the plain model can be reached with different choices revealed), so
+// Stats.Unreduced stays 0.
+type Deferring[S any] interface {
+	// InitDeferred appends the initial states of a search under symmetry and reports true,
+	// or reports false, appending nothing, when the model needs no open choice in its
+	// configuration (its plain states are then symmetric as they are).
+	InitDeferred(buf []S) ([]S, bool)
+	// Settle rewrites in place a behaviour that started in an InitDeferred state into a
+	// behaviour of the model (the choice made as the last state allows, the states renamed
+	// to match). The engine checks the result step by step against Next.
+	Settle(states []S)
+}
+
 // Orbiter is implemented by symmetric models that can say how many states a canonical state
 // stands for (the size of its symmetry class). With it, a complete search under symmetry
 // reports the number of states the unreduced search would have found (Stats.Unreduced).
@@ -361,8 +386,12 @@ type Stats struct {
 	GraphSpilled int64 // liveness graph: bytes of successor lists written to disk
 	// Unreduced, after a complete search under symmetry of a model that is an Orbiter, is
 	// the number of distinct states the search without symmetry finds: the sum of the
-	// classes' sizes. 0 otherwise.
+	// classes' sizes. 0 otherwise, and with a Deferring model's open choice.
 	Unreduced int64
+	// Symmetry is true when the search explored one state per symmetry class (Options.
+	// Symmetry and a Symmetric model), and Deferred when it did so with the model's choice
+	// left open (Deferring).
+	Symmetry, Deferred bool
 }
 
 // KindCoverage is how often one kind of action was enabled and taken in a search.

@@ -18,7 +18,7 @@ func (e *engine[S]) run() Result {
 	}
 	var cur, next frontier
 	e.phase(PhaseSearch, Stats{Workers: e.workers})
-	e.inits = e.m.Init(nil)
+	e.inits = e.initStates()
 	if len(e.inits) > 1<<16 {
 		panic("checker: the model has more than 65536 initial states")
 	}

@@ -25,7 +25,8 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
 		}
 	}
-	if (e.orb != nil || e.cenc != nil) && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
 		// Every state was expanded once, by one worker (OrbitSize), or committed once with
 		// the class size of its candidate (EncodeCanonical).
 		res.Stats.Unreduced = e.orbits
@@ -118,6 +119,7 @@ var (
 type engine[S any] struct {
 	m       Model[S]
 	sym     Symmetric[S]            // nil unless Options.Symmetry and the model has it
+	dfr     Deferring[S]            // set when sym is and the model leaves a choice open
 	orb     Orbiter[S]              // nil unless sym is set and the model has it
 	cenc    CanonicalEncoder[S]     // nil unless sym is set and the model has it
 	view    func(enc []byte) []byte // the model's Projected.View, or nil
@@ -214,6 +216,11 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 			e.sym = s
 			e.orb, _ = any(m).(Orbiter[S])
 			e.cenc, _ = any(m).(CanonicalEncoder[S])
+			if d, ok := any(m).(Deferring[S]); ok {
+				if _, open := d.InitDeferred(nil); open {
+					e.dfr = d
+				}
+			}
 		}
 	}
 	// Symmetry reduction explores one state per symmetry class. For safety that is sound when
@@ -222,6 +229,9 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	// FollowerFetch(3) separately), and the quotient graph merges permuted instances, so a
 	// cycle of the quotient graph can stand for a concrete path that permutes brokers on every
 	// lap, with a different fairness status. The model's family must vouch for it.
+	if e.dfr != nil && len(e.live) > 0 {
+		return fail("symmetry reduction with the model's choice left open is not sound for liveness property " + props[e.live[0]].Name + "; run without --symmetry")
+	}
 	if e.sym != nil && len(e.live) > 0 && !opts.LivenessSymmetrySound {
 		return fail("symmetry reduction is not sound for liveness property " + props[e.live[0]].Name + "; run without --symmetry")
 	}

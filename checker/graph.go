@@ -3,12 +3,18 @@ package checker
 import "errors"
 
 // graph explores the whole reachable graph of m sequentially, keeping every state, for
-// small models (DOT output). Symmetry is applied when opts.Symmetry is set; every edge is
-// kept, self-loops and edges to states seen before included.
+// small models (DOT output). Symmetry is applied when opts.Symmetry is set, unless the model
+// would leave a choice open for it (Deferring); every edge is kept, self-loops and edges to
+// states seen before included.
 func graph[S any](m Model[S], max int, opts Options) (*Graph, error) {
 	var sym Symmetric[S]
 	if opts.Symmetry {
 		sym, _ = any(m).(Symmetric[S])
+		if d, ok := any(m).(Deferring[S]); ok {
+			if _, open := d.InitDeferred(nil); open {
+				sym = nil // its states would differ by a choice that no variable shows
+			}
+		}
 	}
 	view := viewOf(m)
 	var set fpSet

@@ -169,6 +169,70 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 	return states, out
 }
 
+// initStates is the model's initial states, or with a choice left open (Deferring) those
+// of the search under symmetry.
+func (e *engine[S]) initStates() []S {
+	if e.dfr != nil {
+		inits, _ := e.dfr.InitDeferred(nil)
+		return inits
+	}
+	return e.m.Init(nil)
+}
+
+// settle turns a behaviour of the search with the model's choice left open into one of the
+// model (Deferring.Settle), then checks it step by step: its first state must be initial
+// and each later one a successor of the one before by Next (the same encoding). Each
+// step's action is taken from Next again: of the successors with that encoding, one of the
+// same kind as the open behaviour's step, and for the last step of an action property's
+// violation (lastProp >= 0) one that breaks it. Without an open choice it returns its
+// arguments.
+func (e *engine[S]) settle(states []S, acts []uint64, lastProp int) ([]S, []uint64) {
+	if e.dfr == nil {
+		return states, acts
+	}
+	e.dfr.Settle(states)
+	var enc, got []byte
+	enc = e.m.Encode(&states[0], enc)
+	found := false
+	for _, s := range e.m.Init(nil) {
+		got = e.m.Encode(&s, got[:0])
+		found = found || string(got) == string(enc)
+	}
+	if !found {
+		panic("checker: trace settle: the first state is not initial" + settleHint)
+	}
+	out := make([]uint64, len(acts))
+	var succ []S
+	var codes []uint64
+	for j := 1; j < len(states); j++ {
+		succ, codes = e.m.Next(&states[j-1], succ[:0], codes[:0])
+		enc = e.m.Encode(&states[j], enc[:0])
+		best, bestScore := -1, -1
+		for k := range succ {
+			if got = e.m.Encode(&succ[k], got[:0]); string(got) != string(enc) {
+				continue
+			}
+			score := 0
+			if e.m.ActionKind(codes[k]) == e.m.ActionKind(acts[j-1]) {
+				score++
+			}
+			if j == len(states)-1 && lastProp >= 0 && !e.props[lastProp].Step(&states[j-1], codes[k], &succ[k]) {
+				score += 2
+			}
+			if score > bestScore {
+				best, bestScore = k, score
+			}
+		}
+		if best < 0 {
+			panic("checker: trace settle: step " + itoa(j+1) + " is no step of the model" + settleHint)
+		}
+		out[j-1] = codes[best]
+	}
+	return states, out
+}
+
+const settleHint = "; the model's Settle (Deferring) does not give a behaviour of the model"
+
 // safetyTrace builds the counterexample of a safety violation.
 func (e *engine[S]) safetyTrace(v violation) *Trace {
 	path := e.pathTo(v.idx)
@@ -186,6 +250,7 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 		}
 	}
 	states, acts := e.actualWalk(path[0], canon, codes, lastProp)
+	states, acts = e.settle(states, acts, lastProp)
 	t := e.makeTrace(e.violName(v), states, acts)
 	n := len(states) - 1
 	switch {

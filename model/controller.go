@@ -26,28 +26,31 @@ func (m *Model) controllerSteps(g *gen, b int) {
 	// ControllerHandleBrokerFailure(b). Kafka: KafkaController.onBrokerFailure ->
 	// onReplicasBecomeOffline (KRaft: ReplicationControlManager.handleBrokerFenced).
 	if has(c.Live, b) && !r.Alive {
-		if nc, ok := m.brokerFailed(*c, b); ok {
-			t := g.emit(act1(KindControllerHandleBrokerFailure, b))
-			m.publish(t, nc, *c)
-		} else {
-			g.cutStep(act1(KindControllerHandleBrokerFailure, b), BoundMaxEpoch)
-		}
+		g.branch(act1(KindControllerHandleBrokerFailure, b), func(t *State) bool {
+			nc, ok := m.brokerFailed(g, t, *c, b)
+			if ok {
+				m.publish(t, nc, *c)
+			}
+			return ok
+		})
 	}
 	// ControllerHandleBrokerStartup(b). Kafka: KafkaController.onBrokerStartup (a broker
 	// that restarted before its failure was seen is "bounced": onBrokerFailure first); an
 	// offline partition whose ISR holds b elects it (OnlinePartition transition); b gets
 	// the partition's LeaderAndIsr.
 	if r.Alive && r.Register {
-		nc, ok := *c, true
-		if has(nc.Live, b) {
-			nc, ok = m.brokerFailed(nc, b)
-		}
-		if ok {
+		g.branch(act1(KindControllerHandleBrokerStartup, b), func(t *State) bool {
+			nc, ok := *c, true
+			if has(nc.Live, b) {
+				if nc, ok = m.brokerFailed(g, t, nc, b); !ok {
+					return false
+				}
+			}
 			nc.Live |= bit(b)
 			nc.BEpoch[b]++
 			if nc.Leader == 0 && (has(nc.ISR, b) || m.C.UncleanElection) {
 				if int(nc.Epoch) >= m.C.MaxEpoch {
-					ok = false
+					return false
 				}
 				if !has(nc.ISR, b) {
 					nc.ISR = bit(b) // unclean election (mechanisms.go)
@@ -56,41 +59,35 @@ func (m *Model) controllerSteps(g *gen, b int) {
 				nc.Epoch++
 				nc.PEpoch++
 			}
-		}
-		if ok {
-			t := g.emit(act1(KindControllerHandleBrokerStartup, b))
 			t.B[b].Register = false
 			m.publish(t, nc, *c)
 			t.Net.sendLeaderAndIsr(leaderAndIsr(&nc, b))
-		} else {
-			g.cutStep(act1(KindControllerHandleBrokerStartup, b), BoundMaxEpoch)
-		}
+			return true
+		})
 	}
 }
 
-// brokerFailed is the controller after it handles broker b's failure, and false when that
-// needs a leader epoch above max_epoch (the step is then cut). If b led the partition, the new leader is the first
-// live ISR member in replica order (PartitionLeaderElectionAlgorithms.
-// offlinePartitionLeaderElection, unclean election disabled), or none; b leaves the ISR
-// unless it is its last member (ZooKeeper removeReplicasFromIsr; KRaft keeps the ISR
-// non-empty).
-func (m *Model) brokerFailed(c Controller, b int) (Controller, bool) {
+// brokerFailed is the controller c after it handles broker b's failure in successor t,
+// and false when that needs a leader epoch above max_epoch (the step is then cut). If b
+// led the partition, the new leader is the first live ISR member in assignment order
+// (PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection, unclean election
+// disabled; g.first: with the order open, each that can come first), or none; b leaves
+// the ISR unless it is its last member (ZooKeeper removeReplicasFromIsr; KRaft keeps the
+// ISR non-empty).
+func (m *Model) brokerFailed(g *gen, t *State, c Controller, b int) (Controller, bool) {
 	c.Live &^= bit(b)
 	if c.Leader == uint8(b)+1 {
 		if int(c.Epoch) >= m.C.MaxEpoch {
 			return c, false
 		}
 		c.Leader = 0
-		for f := 0; f < m.nb(); f++ {
-			if f != b && has(c.ISR, f) && has(c.Live, f) {
-				c.Leader = uint8(f) + 1
-				break
-			}
+		if cand := c.ISR & c.Live &^ bit(b); cand != 0 {
+			c.Leader = uint8(g.first(t, cand)) + 1
 		}
 		c.Epoch++
 		c.PEpoch++
 		if c.Leader == 0 && m.C.UncleanElection {
-			if u := m.uncleanLeader(c.Live); u != 0 {
+			if u := m.uncleanLeader(g, t, c.Live); u != 0 {
 				c.Leader, c.ISR = uint8(lowest(u))+1, u
 				return c, true
 			}

@@ -328,15 +328,15 @@ func (s *State) acceptLeaderAndIsr(b int, msg *Msg, mutated bool) bool {
 // Exception (the partition stays offline; with unclean_election the first live replica is
 // elected with ISR {it}, mechanisms.go uncleanLeader); the write is
 // conditional on the zkVersion just read; then LeaderAndIsr to the live replicas.
-func (m *Model) electLeader(t *State, i int) bool {
+func (m *Model) electLeader(g *gen, t *State, i int) bool {
 	c := &t.CP.C[i]
 	st := &t.Ctrl
 	if t.CP.Writer > c.Epoch {
 		return true
 	}
-	live := st.ISR & c.Live
+	live, unclean := st.ISR&c.Live, false
 	if live == 0 && m.C.UncleanElection {
-		live = m.uncleanLeader(c.Live) // the new ISR is the leader alone
+		live, unclean = c.Live, true
 	}
 	if live == 0 {
 		return true
@@ -344,8 +344,9 @@ func (m *Model) electLeader(t *State, i int) bool {
 	if int(st.Epoch) >= m.C.MaxEpoch {
 		return false
 	}
-	nl := uint8(0)
-	for ; !has(live, int(nl)); nl++ {
+	nl := uint8(g.first(t, live))
+	if unclean {
+		live = bit(int(nl)) // the new ISR is the leader alone (uncleanLeader)
 	}
 	if m.zkWrite(t, i, st.PEpoch, nl+1, st.Epoch+1, live) != zkOK {
 		return true
@@ -398,14 +399,14 @@ func (m *Model) removeReplicaFromIsr(t *State, i, b int) bool {
 // CACHE (controllerContext.partitionLeadershipInfo) go to OfflinePartition and
 // triggerOnlinePartitionStateChange elects for every offline partition; then the replicas on
 // b go to OfflineReplica (removeReplicaFromIsr).
-func (m *Model) onBrokerFailure(t *State, i, b int) bool {
+func (m *Model) onBrokerFailure(g *gen, t *State, i, b int) bool {
 	c := &t.CP.C[i]
 	c.pop()
 	c.Live &^= bit(b)
 	if c.Leader == uint8(b)+1 {
 		c.Offline = true
 	}
-	if c.Offline && !m.electLeader(t, i) {
+	if c.Offline && !m.electLeader(g, t, i) {
 		return false
 	}
 	if !c.Active {
@@ -419,13 +420,13 @@ func (m *Model) onBrokerFailure(t *State, i, b int) bool {
 // (LeaderAndIsr with the cached state to b), then triggerOnlinePartitionStateChange elects
 // for an offline partition. A partition whose cached leader is -1 but whose state is
 // OnlinePartition (left so by removeReplicaFromIsr) is not elected.
-func (m *Model) onBrokerStartup(t *State, i, b int) bool {
+func (m *Model) onBrokerStartup(g *gen, t *State, i, b int) bool {
 	c := &t.CP.C[i]
 	c.pop()
 	c.Live |= bit(b)
 	m.sendLeaderAndIsr(t, i, bit(b))
 	if c.Offline {
-		return m.electLeader(t, i)
+		return m.electLeader(g, t, i)
 	}
 	return true
 }
@@ -523,17 +524,13 @@ func (m *Model) controlPlaneSteps(g *gen) {
 				tc.pop()
 				tc.loadPartition(&t.Ctrl)
 			} else if ev == EvBrokerFailure {
-				a := act2(KindControllerHandleBrokerFailure, i, b)
-				if t := g.emit(a); !m.onBrokerFailure(t, i, b) {
-					g.retract()
-					g.cutStep(a, BoundMaxEpoch)
-				}
+				g.branch(act2(KindControllerHandleBrokerFailure, i, b), func(t *State) bool {
+					return m.onBrokerFailure(g, t, i, b)
+				})
 			} else {
-				a := act2(KindControllerHandleBrokerStartup, i, b)
-				if t := g.emit(a); !m.onBrokerStartup(t, i, b) {
-					g.retract()
-					g.cutStep(a, BoundMaxEpoch)
-				}
+				g.branch(act2(KindControllerHandleBrokerStartup, i, b), func(t *State) bool {
+					return m.onBrokerStartup(g, t, i, b)
+				})
 			}
 		}
 		// ControllerResign(c): the zombie notices that its session expired and resigns.
@@ -632,7 +629,7 @@ func (n *Network) findAlter(b, ctrl uint8) int {
 // marks the partition offline when its leader is not live and elects one, and
 // ReplicaStateMachine.startup sends LeaderAndIsr to the live replicas. It reports false when
 // the election needs a leader epoch above max_epoch.
-func (m *Model) becomeController(t *State, nb int) bool {
+func (m *Model) becomeController(g *gen, t *State, nb int) bool {
 	tp := &t.CP
 	tp.CEpoch++
 	tp.CVersion++
@@ -643,7 +640,7 @@ func (m *Model) becomeController(t *State, nb int) bool {
 	c.loadPartition(&t.Ctrl)
 	if c.Leader == 0 || !has(c.Live, int(c.Leader)-1) {
 		c.Offline = true
-		if !m.electLeader(t, i) {
+		if !m.electLeader(g, t, i) {
 			return false
 		}
 	}
@@ -680,34 +677,35 @@ func (m *Model) failoverSteps(g *gen) {
 	cur := int(p.N) - 1
 	old := p.C[cur].Broker
 	live := s.Ctrl.Live &^ bit(int(old))
-	nb := -1
+	var cand uint8
 	for b := 0; b < m.nb(); b++ {
-		if b != int(old) && has(live, b) && s.B[b].Alive {
-			nb = b
-			break
+		if has(live, b) && s.B[b].Alive {
+			cand |= bit(b)
 		}
 	}
-	if nb < 0 {
+	if cand == 0 {
 		return
 	}
 	if budget >= 0 {
-		g.cutStep(act1(KindControllerFailover, nb), budget)
+		g.cutStep(act1(KindControllerFailover, lowest(s.Ord.firsts(cand))), budget)
 		return
 	}
-	t := g.emit(act1(KindControllerFailover, nb))
-	t.CP.C[cur].Session = false
-	t.Ctrl.Live = live
-	if !m.becomeController(t, nb) {
-		g.retract()
-		g.cutStep(act1(KindControllerFailover, nb), BoundMaxEpoch)
-		return
-	}
-	// The old host's ZooKeeper client opens a new session at once and the broker registers
-	// again (KafkaZkClient.registerBroker from the new-session handler); the new controller
-	// learns it through the BrokerChange event it queues. Taking the two in one step drops
-	// only the window in which the store lists the host as unregistered; the new controller's
-	// view still lags until it handles the event.
-	if t.B[old].Alive {
-		t.cpRegister(int(old))
-	}
+	g.branch(act1(KindControllerFailover, 0), func(t *State) bool {
+		nb := g.first(t, cand)
+		g.recode(act1(KindControllerFailover, nb))
+		t.CP.C[cur].Session = false
+		t.Ctrl.Live = live
+		if !m.becomeController(g, t, nb) {
+			return false
+		}
+		// The old host's ZooKeeper client opens a new session at once and the broker
+		// registers again (KafkaZkClient.registerBroker from the new-session handler); the
+		// new controller learns it through the BrokerChange event it queues. Taking the two
+		// in one step drops only the window in which the store lists the host as
+		// unregistered; the new controller's view still lags until it handles the event.
+		if t.B[old].Alive {
+			t.cpRegister(int(old))
+		}
+		return true
+	})
 }

@@ -4,12 +4,20 @@ import "strconv"
 
 // Canonical binary encoding, ITF JSON values and a readable text form of a State.
 
-// Encode appends the canonical encoding of s: the ghost and budget counters, the
+// Encode appends the canonical encoding of s: the ghost and budget counters (with the
+// order after them when it is open, flagged in the first byte's top bit), the
 // controller, each broker (its leader state only when it leads, its log and cache entries
 // one byte each), then the network's messages in their sorted order.
 func (m *Model) Encode(s *State, buf []byte) []byte {
-	buf = append(buf, s.Written,
+	w := s.Written
+	if s.Ord.Open {
+		w |= 128 // the order is open: After follows the counters
+	}
+	buf = append(buf, w,
 		s.Used[0]<<4|s.Used[1], s.Used[2]<<4|s.Used[3], s.Used[4]<<4|s.Used[5])
+	if s.Ord.Open {
+		buf = append(buf, s.Ord.After[:m.nb()]...)
+	}
 	if m.mechBudgets() {
 		buf = append(buf, s.Used[6]<<4|s.Used[7], s.Used[8])
 	}
@@ -75,12 +83,20 @@ func (m *Model) Decode(buf []byte, s *State) {
 	p := 0
 	next := func() uint8 { v := buf[p]; p++; return v }
 	s.Written = next()
+	open := s.Written&128 != 0
+	s.Written &^= 128
 	v := next()
 	s.Used[0], s.Used[1] = v>>4, v&15
 	v = next()
 	s.Used[2], s.Used[3] = v>>4, v&15
 	v = next()
 	s.Used[4], s.Used[5] = v>>4, v&15
+	if open {
+		s.Ord.Open = true
+		for b := 0; b < m.nb(); b++ {
+			s.Ord.After[b] = next()
+		}
+	}
 	if m.mechBudgets() {
 		v = next()
 		s.Used[6], s.Used[7] = v>>4, v&15

@@ -249,7 +249,7 @@ func (m *Model) publishImage(t *State, b int) {
 // The last known ELR is kept as KIP-966 defines it (useLastKnownLeaderInBalancedRecovery
 // false); Kafka 3.9's default keeps the last leader in it instead, for unclean recovery, which
 // the model does not run.
-func (m *Model) change(t *State, isr uint8, remove, add, unclean int) bool {
+func (m *Model) change(g *gen, t *State, isr uint8, remove, add, unclean int) bool {
 	c := &t.Ctrl
 	k := &t.KR
 	acceptable := func(r int) bool {
@@ -277,19 +277,19 @@ func (m *Model) change(t *State, isr uint8, remove, add, unclean int) bool {
 	leader, uncleanElected := c.Leader, false
 	if leader == 0 || !valid(int(leader)-1) {
 		leader = 0
+		var cand, ucand uint8
 		for r := 0; r < m.nb(); r++ {
 			if valid(r) {
-				leader = uint8(r) + 1
-				break
+				cand |= bit(r)
+			}
+			if acceptable(r) {
+				ucand |= bit(r)
 			}
 		}
-		if leader == 0 && m.C.UncleanElection {
-			for r := 0; r < m.nb(); r++ {
-				if acceptable(r) {
-					leader, uncleanElected = uint8(r)+1, true
-					break
-				}
-			}
+		if cand != 0 {
+			leader = uint8(g.first(t, cand)) + 1
+		} else if m.C.UncleanElection && ucand != 0 {
+			leader, uncleanElected = uint8(g.first(t, ucand))+1, true
 		}
 		if leader != 0 && has(elr, int(leader)-1) {
 			isr = bit(int(leader) - 1)
@@ -335,16 +335,12 @@ func (m *Model) kraftSteps(g *gen) {
 		// the ISR and the ELR; 3.9 treats every new incarnation so, clean or not), then the
 		// RegisterBrokerRecord (fenced) with the new broker epoch.
 		if r.Alive && r.Register && (has(k.Fenced, b) || m.off(GuardKRaftRegisterIncarnation)) {
-			a := act1(KindControllerRegisterBroker, b)
-			t := g.emit(a)
-			ok := true
-			if m.C.ELR && (has(t.Ctrl.ISR, b) || has(t.KR.ELR, b)) && !m.off(GuardKRaftELRUncleanShutdown) {
-				ok = m.change(t, t.Ctrl.ISR&^bit(b), -1, -1, b)
-			}
-			if !ok {
-				g.retract()
-				g.cutStep(a, BoundMaxEpoch)
-			} else {
+			g.branch(act1(KindControllerRegisterBroker, b), func(t *State) bool {
+				if m.C.ELR && (has(t.Ctrl.ISR, b) || has(t.KR.ELR, b)) && !m.off(GuardKRaftELRUncleanShutdown) {
+					if !m.change(g, t, t.Ctrl.ISR&^bit(b), -1, -1, b) {
+						return false
+					}
+				}
 				t.Ctrl.BEpoch[b]++
 				// The new registration is fenced and not shutting down; b was so already
 				// unless KRaftRegisterIncarnation is off.
@@ -353,7 +349,8 @@ func (m *Model) kraftSteps(g *gen) {
 				t.KR.Down &^= bit(b)
 				m.appendRec(t, MetaRec{Kind: RecRegister, Broker: uint8(b)})
 				t.B[b].Register = false
-			}
+				return true
+			})
 		}
 		// BrokerReplayMetadata(b): b's metadata loader reads its next record; or, after a
 		// restart with nothing new to read, publishes its image for the first time
@@ -374,19 +371,16 @@ func (m *Model) kraftSteps(g *gen) {
 		// writes the UnfenceBroker record, then elects b for a partition without a leader
 		// (brokerToAdd = b).
 		if r.Alive && !r.Register && has(k.Fenced, b) && !has(k.Down, b) && (k.caughtUp(b) || m.off(GuardKRaftUnfenceCatchUp)) {
-			a := act1(KindControllerUnfenceBroker, b)
-			t := g.emit(a)
-			t.KR.Fenced &^= bit(b)
-			m.appendRec(t, MetaRec{Kind: RecUnfence, Broker: uint8(b)})
-			ok := true
-			if t.Ctrl.Leader == 0 {
-				ok = m.change(t, t.Ctrl.ISR, -1, b, -1)
-			}
-			t.Ctrl.Live |= bit(b)
-			if !ok {
-				g.retract()
-				g.cutStep(a, BoundMaxEpoch)
-			}
+			g.branch(act1(KindControllerUnfenceBroker, b), func(t *State) bool {
+				t.KR.Fenced &^= bit(b)
+				m.appendRec(t, MetaRec{Kind: RecUnfence, Broker: uint8(b)})
+				ok := true
+				if t.Ctrl.Leader == 0 {
+					ok = m.change(g, t, t.Ctrl.ISR, -1, b, -1)
+				}
+				t.Ctrl.Live |= bit(b)
+				return ok
+			})
 		}
 		// ControllerFenceBroker(b): b is down (crashed, or stopped after a controlled
 		// shutdown) and its session expires: QuorumController's periodic maybeFenceStale
@@ -410,8 +404,10 @@ func (m *Model) kraftSteps(g *gen) {
 		// ControllerHandleAlterPartition(b).
 		for e := uint8(1); e <= k.Epoch; e++ {
 			if j := s.Net.findAlter(uint8(b), e); j >= 0 {
-				t := g.emit(act1(KindControllerHandleAlterPartition, b))
-				m.krAlterPartition(t, j)
+				g.branch(act1(KindControllerHandleAlterPartition, b), func(t *State) bool {
+					m.krAlterPartition(g, t, j)
+					return true
+				})
 			}
 		}
 	}
@@ -431,20 +427,20 @@ func (m *Model) kraftSteps(g *gen) {
 
 // fenceStep emits the fencing of broker b by action a (fault f's budget, or -1).
 func (m *Model) fenceStep(g *gen, b int, a uint64, f int) {
-	t := g.emit(a)
-	if f >= 0 {
-		t.KR.Losses++
-	}
-	if !m.change(t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
-		g.retract()
-		g.cutStep(a, BoundMaxEpoch)
-		return
-	}
-	t.Ctrl.Live &^= bit(b)
-	t.KR.Fenced |= bit(b)
-	t.KR.Down &^= bit(b)
-	m.appendRec(t, MetaRec{Kind: RecFence, Broker: uint8(b)})
-	m.compact(t)
+	g.branch(a, func(t *State) bool {
+		if f >= 0 {
+			t.KR.Losses++
+		}
+		if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
+			return false
+		}
+		t.Ctrl.Live &^= bit(b)
+		t.KR.Fenced |= bit(b)
+		t.KR.Down &^= bit(b)
+		m.appendRec(t, MetaRec{Kind: RecFence, Broker: uint8(b)})
+		m.compact(t)
+		return true
+	})
 }
 
 // krSessionLossSteps generates BrokerSessionLoss(b), the fault session_loss with KRaft: the
@@ -486,18 +482,18 @@ func (m *Model) krControlledShutdownSteps(g *gen, b int) {
 		g.cutStep(a, BoundControlledShutdown)
 		return
 	}
-	t := g.emit(a)
-	t.Used[FaultControlledShutdown]++
-	t.KR.Down |= bit(b)
-	t.Ctrl.Live &^= bit(b)
-	m.appendRec(t, MetaRec{Kind: RecShutdown, Broker: uint8(b)})
-	if !m.change(t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
-		g.retract()
-		g.cutStep(a, BoundMaxEpoch)
-		return
-	}
-	m.stop(t, b, r.NCache, 0, r.LEO, false)
-	m.compact(t)
+	g.branch(a, func(t *State) bool {
+		t.Used[FaultControlledShutdown]++
+		t.KR.Down |= bit(b)
+		t.Ctrl.Live &^= bit(b)
+		m.appendRec(t, MetaRec{Kind: RecShutdown, Broker: uint8(b)})
+		if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
+			return false
+		}
+		m.stop(t, b, r.NCache, 0, r.LEO, false)
+		m.compact(t)
+		return true
+	})
 }
 
 // quorumFailoverSteps generates ControllerQuorumFailover(e), the fault quorum_failover: the
@@ -534,7 +530,7 @@ func (m *Model) quorumFailoverSteps(g *gen) {
 // registration's: INELIGIBLE_REPLICA. On success the PartitionChangeRecord (with ELR's
 // update) and the new state. A controller that is no longer active answers NOT_CONTROLLER
 // (its write cannot commit); one that has renounced, and any older one, at once.
-func (m *Model) krAlterPartition(t *State, j int) {
+func (m *Model) krAlterPartition(g *gen, t *State, j int) {
 	req := t.Net.Msgs[j]
 	t.Net.remove(j)
 	k := &t.KR
@@ -572,7 +568,7 @@ func (m *Model) krAlterPartition(t *State, j int) {
 	case !active:
 		notController()
 	default:
-		if !m.change(t, req.HW, -1, -1, -1) {
+		if !m.change(g, t, req.HW, -1, -1, -1) {
 			// Cut by max_epoch cannot happen: an ISR change keeps the leader.
 			panic("model: AlterPartition changed the leader")
 		}

@@ -47,14 +47,15 @@ func (c *Config) validateMechanisms() error {
 // a set of one (0: none). Kafka: PartitionLeaderElectionAlgorithms.
 // offlinePartitionLeaderElection: with no live ISR member and uncleanLeaderElectionEnabled,
 // assignment.find(liveReplicas.contains), the first live replica in assignment order
-// (brokers 1..N here); Election.leaderForOffline makes the ISR List(leader). Kafka 0.11+
-// defaults unclean.leader.election.enable to false (KIP-106); KRaft has the same rule
+// (brokers 1..N here; g.first: with the order open, each that can come first), in
+// successor t; Election.leaderForOffline makes the ISR List(leader). Kafka 0.11+ defaults
+// unclean.leader.election.enable to false (KIP-106); KRaft has the same rule
 // (PartitionChangeBuilder.Election.UNCLEAN).
-func (m *Model) uncleanLeader(live uint8) uint8 {
+func (m *Model) uncleanLeader(g *gen, t *State, live uint8) uint8 {
 	if live == 0 {
 		return 0
 	}
-	return bit(lowest(live))
+	return bit(g.first(t, live))
 }
 
 // lowest is the lowest broker of a non-empty set.
@@ -94,26 +95,24 @@ func (m *Model) controllerElectSteps(g *gen) {
 	if p.N == 0 || p.C[p.N-1].Session {
 		return
 	}
-	nb := -1
+	var cand uint8
 	for b := 0; b < m.nb(); b++ {
 		if has(s.Ctrl.Live, b) && s.B[b].Alive {
-			nb = b
-			break
+			cand |= bit(b)
 		}
 	}
-	if nb < 0 {
+	if cand == 0 {
 		return
 	}
-	a := act1(KindControllerElect, nb)
 	if int(p.N) >= m.C.Controllers {
-		g.cutStep(a, BoundControllers)
+		g.cutStep(act1(KindControllerElect, lowest(s.Ord.firsts(cand))), BoundControllers)
 		return
 	}
-	t := g.emit(a)
-	if !m.becomeController(t, nb) {
-		g.retract()
-		g.cutStep(a, BoundMaxEpoch)
-	}
+	g.branch(act1(KindControllerElect, 0), func(t *State) bool {
+		nb := g.first(t, cand)
+		g.recode(act1(KindControllerElect, nb))
+		return m.becomeController(g, t, nb)
+	})
 }
 
 // mechanismSteps generates the faults of this file that concern broker b.
@@ -159,30 +158,31 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 		g.cutStep(a, BoundControlledShutdown)
 		return
 	}
-	var nc Controller // the single controller's state after it moved b's partition
-	if !m.cp() {
-		var ok bool
-		if nc, ok = m.brokerFailed(s.Ctrl, b); !ok {
-			g.cutStep(a, BoundMaxEpoch)
-			return
-		}
-	}
-	for j := r.NCache; j <= r.NCache+r.NStale; j++ {
+	cut := false
+	for j := r.NCache; j <= r.NCache+r.NStale && !cut; j++ {
 		aj := a
 		if j > r.NCache {
 			aj = act2(KindBrokerControlledShutdown, b, int(j-r.NCache))
 		}
-		t := g.emit(aj)
-		t.Used[FaultControlledShutdown]++
-		if m.cp() && !m.cpControlledShutdown(t, b) {
-			g.retract()
-			g.cutStep(aj, BoundMaxEpoch)
-			return
-		}
-		m.stop(t, b, j, 0, r.LEO, false)
-		if !m.cp() {
-			m.publish(t, nc, s.Ctrl)
-		}
+		g.branch(aj, func(t *State) bool {
+			t.Used[FaultControlledShutdown]++
+			var nc Controller // the single controller's state after it moved b's partition
+			if m.cp() {
+				cut = cut || !m.cpControlledShutdown(g, t, b)
+			} else {
+				var ok bool
+				nc, ok = m.brokerFailed(g, t, s.Ctrl, b)
+				cut = cut || !ok
+			}
+			if cut {
+				return false
+			}
+			m.stop(t, b, j, 0, r.LEO, false)
+			if !m.cp() {
+				m.publish(t, nc, s.Ctrl)
+			}
+			return true
+		})
 	}
 }
 
@@ -195,7 +195,7 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 // controller epoch wrote it, elects, writes conditionally (KafkaZkClient.updateLeaderAndIsr,
 // with KAFKA-6082 on the controller-epoch version) and sends LeaderAndIsr to the live or
 // shutting-down replicas; a follower's replica goes to OfflineReplica (removeReplicaFromIsr).
-func (m *Model) cpControlledShutdown(t *State, b int) bool {
+func (m *Model) cpControlledShutdown(g *gen, t *State, b int) bool {
 	p := &t.CP
 	i := int(p.N) - 1
 	c := &p.C[i]
@@ -208,19 +208,14 @@ func (m *Model) cpControlledShutdown(t *State, b int) bool {
 		// controllerContext.partitionLeadershipInfo): OfflineReplica.
 		return m.removeReplicaFromIsr(t, i, b)
 	}
-	nl := -1
-	for f := 0; f < m.nb(); f++ {
-		if f != b && has(st.ISR, f) && has(c.Live, f) {
-			nl = f
-			break
-		}
-	}
-	if nl < 0 {
+	cand := st.ISR & c.Live &^ bit(b)
+	if cand == 0 {
 		return true
 	}
 	if int(st.Epoch) >= m.C.MaxEpoch {
 		return false
 	}
+	nl := g.first(t, cand)
 	if m.zkWrite(t, i, st.PEpoch, uint8(nl)+1, st.Epoch+1, st.ISR&^bit(b)) == zkOK {
 		t.CP.C[i].Offline = false
 		m.sendLeaderAndIsr(t, i, t.CP.C[i].Live)

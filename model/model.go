@@ -217,7 +217,7 @@ func newModel(c Config) *Model {
 		panic("model: unknown version " + c.Version)
 	}
 	m := &Model{C: c, p: p, fix: c.effective(&p)}
-	m.perms = m.Perms(m.Interchangeable())
+	m.perms = m.group()
 	return m
 }
 
@@ -351,6 +351,9 @@ type State struct {
 	// watermark passed it (acks=all acknowledged), 0 before.
 	Acked [MaxLog]uint8
 	Used  [numFaults]uint8 // fault budgets used
+	// Ord is the assignment order as far as a search under symmetry has revealed it
+	// (order.go); closed (1..N) in the plain model.
+	Ord Order
 }
 
 // Kinds of action, in ActionKinds order.
@@ -672,10 +675,14 @@ type gen struct {
 	cutOn bool
 	cut   []uint64
 	by    []int
+	ch    choices // the choice points of the step being generated (order.go)
 }
 
 // cutStep records that bound cut the step a.
 func (g *gen) cutStep(a uint64, bound int) {
+	if n := len(g.cut); n > 0 && g.cut[n-1] == a && g.by[n-1] == bound {
+		return // another way the same step's elections can go (order.go)
+	}
 	if g.cutOn {
 		g.cut = append(g.cut, a)
 		g.by = append(g.by, bound)
@@ -738,6 +745,9 @@ func (m *Model) Valid(s *State) error {
 		if r.MaxISR&r.ISR != r.ISR || (!r.Pending && r.MaxISR != r.ISR) {
 			return bad(b, "maximal ISR inconsistent with the ISR")
 		}
+	}
+	if err := m.validOrder(&s.Ord); err != nil {
+		return err
 	}
 	for i := 0; i < MaxMsgs; i++ {
 		if i >= int(s.Net.Len) && s.Net.Msgs[i] != (Msg{}) {

@@ -15,8 +15,9 @@ import "bytes"
 //
 //   - the leader elected on a broker failure is the first live ISR member in assignment
 //     order (brokerFailed; electLeader with the control plane;
-//     PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection); a bounced broker's
-//     startup handles its failure first;
+//     PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection; KRaft's
+//     PartitionChangeBuilder.electAnyLeader in change); a bounced broker's startup handles
+//     its failure first;
 //   - a controlled shutdown moves leadership to the first other live ISR member
 //     (controlledShutdownSteps, cpControlledShutdown);
 //   - an unclean election picks the first live replica (uncleanLeader), and only after a
@@ -28,15 +29,20 @@ import "bytes"
 //
 // With three brokers, for example, b1's crash with ISR {b1,b2,b3} elects b2; in the state
 // with b2 and b3 swapped it elects b2 again, not b3, so the successors of a permuted state
-// are not the permuted successors, and a search over one state per class could miss
-// reachable states (TestKafkaNotSymmetric shows such a state). None of these elections can
-// happen when no broker ever stops (no crash, unclean_crash, power_loss or
-// controlled_shutdown budget) and the single controller runs (controllers <= 1): the only
-// elections left are leader_change's, to any live ISR member, and preferred_election's, to
-// broker 1. Then brokers 2..N are interchangeable (TestKafkaSymmetricWhenNoBrokerStops);
-// otherwise none is. A sound reduction for the other configurations needs the assignment
-// order as state, revealed as elections compare brokers, and a trace renamed at the end to
-// the order 1..N.
+// are not the permuted successors, and a search over one state per class of the plain
+// model could miss reachable states (TestKafkaNotSymmetric shows such a state). A search
+// under symmetry therefore runs the model with the assignment order open (order.go): each
+// election that compares brokers the order does not rank yet branches over the candidates
+// that can come first and records the outcome in the state, which Permute renames with the
+// brokers. That model is symmetric under the permutations of each block of brokers
+// (Blocks: brokers 2..N, or with the ZooKeeper plane those below and those above the first
+// controller's host), and a trace found with it is renamed to the order 1..N (Settle).
+//
+// Where no election can compare brokers (no broker stops, the single controller runs:
+// the only elections left are leader_change's, to any live ISR member, and
+// preferred_election's, to broker 1) the plain model is symmetric as it is and the search
+// needs no open order (InitDeferred reports false): then, and only then, the classes'
+// sizes add up to the plain search's count (OrbitSize).
 
 // Perm is a permutation of broker indices: broker b becomes broker P[b]. Entries at or
 // beyond the broker count map to themselves.
@@ -51,15 +57,35 @@ func Identity() Perm {
 	return p
 }
 
-// Interchangeable is the set of brokers (bit b for broker index b) whose permutations map
-// successors to successors and the initial state to itself: brokers 2..N when no broker
-// ever stops and the single controller runs, none otherwise (see the top of this file).
+// Interchangeable is the set of brokers (bit b for broker index b) that the symmetry
+// group moves: the union of Blocks. None for two brokers, or three with the host of the
+// ZooKeeper plane's first controller on broker 2.
 func (m *Model) Interchangeable() uint8 {
-	c := &m.C
-	if c.Controllers > 1 || c.KRaft || c.Crash+c.UncleanCrash+c.PowerLoss+c.ControlledShutdown > 0 {
-		return 0
+	var set uint8
+	for _, b := range m.Blocks() {
+		set |= b
 	}
-	return uint8(1<<m.nb()-1) &^ 1
+	return set
+}
+
+// group is the symmetry group: the permutations of each block among itself, the identity
+// first.
+func (m *Model) group() []Perm {
+	out := []Perm{Identity()}
+	for _, blk := range m.Blocks() {
+		var next []Perm
+		for _, p := range out {
+			for _, q := range m.Perms(blk) {
+				var r Perm
+				for b := range r {
+					r[b] = q[p[b]]
+				}
+				next = append(next, r)
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 // Canonicalize rewrites s to the representative of its class under the permutations of
@@ -112,9 +138,12 @@ func (m *Model) OrbitSize(s *State) int {
 // known leader, ISR, maximal ISR and per-follower log end offsets; the controller's
 // leader, ISR, live set and broker epochs; with the control plane each incarnation's host,
 // cached leader, ISR and live set and queued broker events, and each broker's view of the
-// controller; every message's sender and receiver (the controller's id is kept), a
-// LeaderAndIsr's leader and ISR, an AlterPartition's (and a NOT_CONTROLLER echo's) ISR and
-// joining broker; then the network is sorted again. Record ids, offsets, epochs, budgets
+// controller; with KRaft the metadata records' brokers, leaders and ISRs, each broker's
+// replay lag and known and cached quorum epochs, the fenced, shutting-down, ELR and last
+// known ELR sets and the old active controller's state; every message's sender and
+// receiver (the controller's id is kept), a LeaderAndIsr's leader and ISR, an
+// AlterPartition's (and a NOT_CONTROLLER echo's) ISR and joining broker; the order that a
+// search under symmetry has revealed; then the network is sorted again. Record ids, offsets, epochs, budgets
 // and controller incarnation numbers are not broker-indexed and stay as they are.
 // t must not be s. It allocates nothing.
 func (m *Model) Permute(s *State, p *Perm, t *State) {
@@ -145,6 +174,9 @@ func (m *Model) Permute(s *State, p *Perm, t *State) {
 		t.B[p[b]] = r
 		t.Ctrl.BEpoch[p[b]] = s.Ctrl.BEpoch[b]
 		t.CP.BK[p[b]] = s.CP.BK[b]
+		if s.Ord.Open {
+			t.Ord.After[p[b]] = set(s.Ord.After[b])
+		}
 	}
 	t.Ctrl.Leader, t.Ctrl.ISR, t.Ctrl.Live = id(s.Ctrl.Leader), set(s.Ctrl.ISR), set(s.Ctrl.Live)
 	for i := 0; i < int(s.CP.N); i++ {
@@ -156,6 +188,27 @@ func (m *Model) Permute(s *State, p *Perm, t *State) {
 				c.Q[q] = ev<<4 | p[c.Q[q]&15]
 			}
 		}
+	}
+	if m.kraft() {
+		k, sk := &t.KR, &s.KR
+		rec := func(r *MetaRec) {
+			switch r.Kind {
+			case RecRegister, RecFence, RecUnfence, RecShutdown:
+				r.Broker = p[r.Broker]
+			case RecPartition:
+				r.Leader, r.ISR = id(r.Leader), set(r.ISR)
+			}
+		}
+		for i := 0; i < int(k.N); i++ {
+			rec(&k.Log[i])
+		}
+		rec(&k.Snap)
+		for b := 0; b < n; b++ {
+			k.Lag[p[b]], k.Known[p[b]], k.Cached[p[b]] = sk.Lag[b], sk.Known[b], sk.Cached[b]
+			k.Old.BEpoch[p[b]] = sk.Old.BEpoch[b]
+		}
+		k.Old.Leader, k.Old.ISR, k.Old.Live = id(sk.Old.Leader), set(sk.Old.ISR), set(sk.Old.Live)
+		k.Fenced, k.Down, k.ELR, k.LastELR = set(sk.Fenced), set(sk.Down), set(sk.ELR), set(sk.LastELR)
 	}
 	for i := 0; i < int(t.Net.Len); i++ {
 		g := &t.Net.Msgs[i]

@@ -185,17 +185,18 @@ func TestKafkaSymmetricButForElections(t *testing.T) {
 	}
 }
 
-// TestKafkaNotSymmetric documents why the model declares no interchangeable brokers
-// (symmetry.go): even swapping two brokers that neither Init nor the configuration single
-// out (b2 and b3, with b1 the initial leader and the controller's host) changes what an
-// election does, because Kafka elects the first candidate in assignment order. If this
-// test fails, elections no longer depend on the order and Interchangeable could grow.
+// TestKafkaNotSymmetric documents why a search under symmetry runs the model with the
+// assignment order open (symmetry.go, order.go): in the plain model even swapping two
+// brokers that neither Init nor the configuration single out (b2 and b3, with b1 the
+// initial leader) changes what an election does, because Kafka elects the first candidate
+// in assignment order. If this test fails, elections no longer depend on the order and the
+// search would not need it open.
 func TestKafkaNotSymmetric(t *testing.T) {
 	c := DefaultConfig()
 	c.Crash = 1
 	m, states := reachableStates(t, c, 20000)
-	if m.Interchangeable() != 0 {
-		t.Fatalf("Interchangeable with crash = 1: got %b, want none while elections follow assignment order", m.Interchangeable())
+	if _, open := m.InitDeferred(nil); !open {
+		t.Fatalf("InitDeferred with crash = 1: got no open order, want one while elections follow assignment order")
 	}
 	swap := Identity()
 	swap[1], swap[2] = 2, 1
@@ -229,6 +230,9 @@ func TestKafkaSymmetricWhenNoBrokerStops(t *testing.T) {
 	m, states := reachableStates(t, c, 3000)
 	if got, want := m.Interchangeable(), uint8(0b1110); got != want {
 		t.Fatalf("Interchangeable: got %b, want %b", got, want)
+	}
+	if _, open := m.InitDeferred(nil); open {
+		t.Fatalf("InitDeferred: the order is open where no election compares brokers")
 	}
 	perms := m.Perms(m.Interchangeable())
 	all := func(int) bool { return true }

@@ -124,10 +124,10 @@ func kafkaFamily() Family {
 			m, err := model.New(KafkaConfig(cfg))
 			return err == nil && bits.OnesCount8(m.Interchangeable()) >= 2 && !anyLiveness(cfg.Properties)
 		},
-		// model/symmetry.go: every election takes the first candidate in assignment order, so
-		// brokers are interchangeable only where no election by that order can happen.
+		// model/symmetry.go, order.go: every election takes the first candidate in assignment
+		// order, so the search under symmetry leaves the order open and elections reveal it.
 		Symmetry:     true,
-		SymmetryNote: "on by default for safety checks where it applies (--symmetry=false, options.symmetry = false: off): brokers 2..N, when no broker stops (no crash, unclean_crash, power_loss or controlled_shutdown) and controllers <= 1 without kraft; elsewhere elections follow the assignment order and it is the identity; see model/symmetry.go",
+		SymmetryNote: "on by default for safety checks where two or more brokers are interchangeable (--symmetry=false, options.symmetry = false: off): brokers 2..N, or with controllers >= 2 those below and those above controller_broker, each among themselves; where an election can compare brokers (a broker stops, controllers >= 2, kraft) the search leaves the assignment order open, each election revealing it, and renames the trace to the order 1..N; liveness: refused; see model/symmetry.go and model/order.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false

@@ -48,7 +48,7 @@ func (c *Check) Compare(r checker.Result) []string {
 		return diffs
 	}
 	states := c.States
-	if c.Unreduced != 0 && r.Stats.Unreduced == 0 {
+	if c.Unreduced != 0 && !r.Stats.Symmetry {
 		states = c.Unreduced // a search without the symmetry reduction (--symmetry=false)
 	}
 	if states != 0 && r.Stats.Distinct != states {

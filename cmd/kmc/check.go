@@ -559,7 +559,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 			"matches": len(c.Compare(res)) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
-				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced,
+				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred,
 				"spilled_bytes": st.Spilled + st.GraphSpilled}}
 		if len(res.Raise) > 0 {
 			ev["raise"] = res.Raise
@@ -598,6 +598,10 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	if st.Unreduced > 0 && st.Distinct > 0 {
 		fmt.Fprintf(w, "Symmetry: the %d distinct states stand for %d states of the unreduced search (x%.2f).\n",
 			st.Distinct, st.Unreduced, float64(st.Unreduced)/float64(st.Distinct))
+	}
+	if st.Deferred {
+		fmt.Fprintln(w, "Symmetry: one state per class, the assignment order left open (each election reveals it);")
+		fmt.Fprintln(w, "a trace is renamed to the order 1..N. --symmetry=false gives the unreduced search.")
 	}
 	if st.Spilled+st.GraphSpilled > 0 {
 		fmt.Fprintf(w, "Spilled to disk: %s (frontier %s, liveness graph %s).\n", specs.FormatSize(st.Spilled+st.GraphSpilled),

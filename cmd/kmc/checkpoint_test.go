@@ -356,7 +356,7 @@ func TestCheckpointRealProcess(t *testing.T) {
 		{syscall.SIGKILL, 2, -1},
 	} {
 		dir := filepath.Join(t.TempDir(), "cp")
-		cmd := exec.Command(bin, append(args, "--workers", "2", "--checkpoint", dir, "--checkpoint-every", "300ms")...)
+		cmd := exec.Command(bin, append(args, "--workers", "2", "--checkpoint", dir, "--checkpoint-every", "100ms")...)
 		var stdout bytes.Buffer
 		cmd.Stdout = &stdout
 		pipe, err := cmd.StderrPipe()
