@@ -65,3 +65,36 @@ func BenchmarkKafka13077(b *testing.B) {
 	b.Run("fixed", func(b *testing.B) { kafkaBench(b, path, "fixed", checker.OK) })
 	b.Run("fixed-safety-only", func(b *testing.B) { kafkaBench(b, path, "fixed", checker.OK, "LeaderInISR") })
 }
+
+// BenchmarkKafkaSymmetry is specs/kafka-guards.toml's leader-writes base (three brokers,
+// the ZooKeeper plane of 1.1, a crash and a controlled shutdown) with one worker, under
+// symmetry with the assignment order open (the default) and without: the cost of
+// canonicalizing each successor against the states it saves. Reference: issue 14.
+func BenchmarkKafkaSymmetry(b *testing.B) {
+	for _, sym := range []bool{true, false} {
+		name := map[bool]string{true: "symmetry", false: "plain"}[sym]
+		b.Run(name, func(b *testing.B) {
+			spec, err := specs.Load("../specs/kafka-guards.toml", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c, _ := spec.CheckByName("leader-writes")
+			r, opts, err := spec.Runnable(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts.Workers, opts.Symmetry = 1, sym
+			b.ReportAllocs()
+			var distinct int64
+			for b.Loop() {
+				res := r.Check(opts)
+				if res.Verdict != checker.OK {
+					b.Fatalf("verdict: got %s (%s), want ok", res.Verdict, res.Property)
+				}
+				distinct = res.Stats.Distinct
+			}
+			b.ReportMetric(float64(distinct)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+			b.ReportMetric(float64(distinct), "distinct-states")
+		})
+	}
+}

@@ -198,8 +198,11 @@ type Model struct {
 	C   Config
 	p   Profile // the mechanisms of C.Version
 	fix uint8   // the fixes in force: the profile's, without C.Without, plus the switches
-	// perms are the permutations of the interchangeable brokers (symmetry.go), identity first.
-	perms []Perm
+	// perms is the symmetry group (symmetry.go), identity first; blocks the sets of
+	// brokers it permutes, moved their union.
+	perms  []Perm
+	blocks []uint8
+	moved  uint8
 }
 
 // New returns the model for c, or an error when a constant is out of range.
@@ -217,7 +220,8 @@ func newModel(c Config) *Model {
 		panic("model: unknown version " + c.Version)
 	}
 	m := &Model{C: c, p: p, fix: c.effective(&p)}
-	m.perms = m.group()
+	m.perms, m.blocks = m.group(), m.Blocks()
+	m.moved = m.Interchangeable()
 	return m
 }
 

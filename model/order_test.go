@@ -104,8 +104,9 @@ func deferredStates(t *testing.T, c Config, max int) (*Model, []State) {
 // group, the successors of p(s) are the permuted successors of s for every kind of action,
 // elections included; the initial state is fixed by the group; every state is valid, its
 // permutations too, and they round-trip through Encode; Canonicalize gives one
-// representative per class. A broker-indexed field that Permute forgets, or an election
-// that does not go through the order, fails it.
+// representative per class, whose class size is the number of distinct renamings. A
+// broker-indexed field that Permute forgets, or an election that does not go through the
+// order, fails it.
 func TestDeferredSymmetric(t *testing.T) {
 	rng := rand.New(rand.NewSource(966))
 	id := Identity()
@@ -157,8 +158,13 @@ func TestDeferredSymmetric(t *testing.T) {
 			if c1 != c2 {
 				t.Fatalf("%s: state %d and its permutation by %v: different representatives", name, i, p[:m.nb()])
 			}
-			if enc, _ := m.EncodeCanonical(&ps, nil); !bytes.Equal(enc, m.Encode(&c1, nil)) {
+			enc, orbit := m.EncodeCanonical(&ps, nil)
+			if !bytes.Equal(enc, m.Encode(&c1, nil)) {
 				t.Fatalf("%s: state %d: EncodeCanonical differs from Encode after Canonicalize", name, i)
+			}
+			if want := m.Canonical(s, m.perms, &d); orbit != want || m.OrbitSize(s) != want {
+				t.Fatalf("%s: state %d: class size %d (EncodeCanonical), %d (OrbitSize); all the group's renamings give %d",
+					name, i, orbit, m.OrbitSize(s), want)
 			}
 		}
 		if !branched {

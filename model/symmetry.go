@@ -88,40 +88,26 @@ func (m *Model) group() []Perm {
 	return out
 }
 
-// Canonicalize rewrites s to the representative of its class under the permutations of
-// the interchangeable brokers (checker.Symmetric). It allocates nothing.
+// Canonicalize rewrites s to the representative of its class under the symmetry group
+// (checker.Symmetric; see canon). It allocates nothing.
 func (m *Model) Canonicalize(s *State) {
 	if len(m.perms) < 2 {
 		return
 	}
+	var own [1024]byte
 	var t State
-	m.Canonical(s, m.perms, &t)
+	m.canon(s, own[:0], &t)
 	*s = t
 }
 
 // EncodeCanonical appends the encoding of the representative of s's class (what Encode
-// appends for s after Canonicalize) and returns the size of the class, in one pass over the
-// permutations (checker.CanonicalEncoder). It allocates nothing.
+// appends for s after Canonicalize) and returns the size of the class, in one pass
+// (checker.CanonicalEncoder). It allocates nothing.
 func (m *Model) EncodeCanonical(s *State, buf []byte) ([]byte, int) {
-	start := len(buf)
-	buf = m.Encode(s, buf)
 	if len(m.perms) < 2 {
-		return buf, 1
+		return m.Encode(s, buf), 1
 	}
-	var own, cur [1024]byte
-	es := append(own[:0], buf[start:]...)
-	stab := 1 // permutations that fix s
-	var u State
-	for i := 1; i < len(m.perms); i++ {
-		m.Permute(s, &m.perms[i], &u)
-		cl := m.Encode(&u, cur[:0])
-		if bytes.Equal(cl, es) {
-			stab++
-		} else if bytes.Compare(cl, buf[start:]) < 0 {
-			buf = append(buf[:start], cl...)
-		}
-	}
-	return buf, len(m.perms) / stab
+	return m.canon(s, buf, nil)
 }
 
 // OrbitSize is the number of distinct states in s's class: the states of the unreduced
@@ -130,8 +116,265 @@ func (m *Model) OrbitSize(s *State) int {
 	if len(m.perms) < 2 {
 		return 1
 	}
-	var t State
-	return m.Canonical(s, m.perms, &t)
+	var own [1024]byte
+	_, orbit := m.canon(s, own[:0], nil)
+	return orbit
+}
+
+// canon appends to buf the encoding of the representative of s's class, writes the
+// representative into t when t is not nil, and returns the size of the class.
+//
+// The representative: each block's brokers sorted by brokerSig, a summary of each broker's
+// part of the state that renaming keeps; where brokers tie, the ordering among them whose
+// state encodes smallest. Renaming s permutes the signatures with the brokers, so s and its
+// renamings sort to the same candidates: one representative per class. Only the orderings
+// of tied brokers are tried, usually one. The class's size is the group's order over the
+// number of candidates that encode as the first one does (the renamings that fix the
+// sorted state permute tied brokers only).
+func (m *Model) canon(s *State, buf []byte, t *State) ([]byte, int) {
+	var sig [MaxBrokers]uint64
+	m.brokerSigs(s, &sig)
+	// order lists each block's brokers sorted by signature (insertion sort, ties by index),
+	// slot the block's places (its brokers in index order); run[i] is where the run of
+	// brokers tied with order[i] starts.
+	var order, slot, run [MaxBrokers]uint8
+	n, cands := 0, 1
+	for _, blk := range m.blocks {
+		lo := n
+		for x := blk; x != 0; x &= x - 1 {
+			b := uint8(lowest(x))
+			slot[n] = b
+			j := n
+			for ; j > lo && sig[order[j-1]] > sig[b]; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = b
+			n++
+		}
+		for i := lo; i < n; i++ {
+			run[i] = uint8(i)
+			if i > lo && sig[order[i]] == sig[order[i-1]] {
+				run[i] = run[i-1]
+				cands *= i + 1 - int(run[i]) // the run grows by one: (l+1)! = l! * (l+1)
+			}
+		}
+	}
+	if cands == 1 {
+		p, ident := sortedPerm(&order, &slot, n)
+		if ident {
+			if t != nil {
+				*t = *s
+			}
+			return m.Encode(s, buf), len(m.perms)
+		}
+		if t == nil {
+			var u State
+			t = &u
+		}
+		m.Permute(s, &p, t)
+		return m.Encode(t, buf), len(m.perms)
+	}
+	return m.canonTied(s, buf, t, &order, &slot, &run, n, cands)
+}
+
+// factorial[n] is n!.
+var factorial = [MaxBrokers + 1]int{1, 1, 2, 6, 24, 120}
+
+// sortedPerm is the renaming that moves order[i] to slot[i], and whether it is the identity.
+func sortedPerm(order, slot *[MaxBrokers]uint8, n int) (Perm, bool) {
+	p := Identity()
+	ident := true
+	for i := 0; i < n; i++ {
+		p[order[i]] = slot[i]
+		ident = ident && order[i] == slot[i]
+	}
+	return p, ident
+}
+
+// canonTied is canon where brokers tie: it tries each of the cands orderings of the tied
+// brokers (within each run, the permutation that the candidate's digits in the factorial
+// number system name, the runs in order) and keeps the one that encodes smallest.
+func (m *Model) canonTied(s *State, buf []byte, t *State, order, slot, run *[MaxBrokers]uint8, n, cands int) ([]byte, int) {
+	start := len(buf)
+	var first, other [1024]byte
+	var nfirst int
+	var u State
+	stab := 0
+	for c := 0; c < cands; c++ {
+		ord := *order
+		k := c
+		for i := 0; i < n; {
+			j := i + 1
+			for j < n && run[j] == run[i] {
+				j++
+			}
+			if l := j - i; l > 1 {
+				d := k % factorial[l]
+				k /= factorial[l]
+				var pool [MaxBrokers]uint8
+				copy(pool[:l], order[i:j])
+				for q := 0; q < l; q++ {
+					idx := d / factorial[l-1-q]
+					d %= factorial[l-1-q]
+					ord[i+q] = pool[idx]
+					copy(pool[idx:l-1-q], pool[idx+1:l-q])
+				}
+			}
+			i = j
+		}
+		p, ident := sortedPerm(&ord, slot, n)
+		ps := s
+		if !ident {
+			m.Permute(s, &p, &u)
+			ps = &u
+		}
+		if c == 0 {
+			buf = m.Encode(ps, buf)
+			nfirst = copy(first[:], buf[start:])
+			stab = 1
+			if t != nil {
+				*t = *ps
+			}
+			continue
+		}
+		enc := m.Encode(ps, other[:0])
+		if bytes.Equal(enc, first[:nfirst]) {
+			stab++
+		} else if bytes.Compare(enc, buf[start:]) < 0 {
+			buf = append(buf[:start], enc...)
+			if t != nil {
+				*t = *ps
+			}
+		}
+	}
+	return buf, len(m.perms) / stab
+}
+
+// brokerSigs writes into sig, for each broker that the group moves, a summary of what s
+// says of it in terms that renaming brokers keeps: its replica's own fields, logs and
+// caches; the sizes of the broker sets it holds, their fixed members (broker 1, the host:
+// in no block) and its known leader as itself, a fixed broker or another; its place in the
+// controller's, the control plane's and the KRaft plane's sets and per-broker fields; what
+// the open order says of it; the messages it sends and receives (a sum, so that their order
+// does not count). Renaming s renames the signatures with the brokers; brokers whose parts
+// of the state differ usually get different ones.
+func (m *Model) brokerSigs(s *State, sig *[MaxBrokers]uint64) {
+	var msgs [MaxBrokers]uint64
+	for i := 0; i < int(s.Net.Len); i++ {
+		g := &s.Net.Msgs[i]
+		v := uint64(g.Kind)<<2 | uint64(g.Epoch)<<8 | uint64(g.Off)<<16 | uint64(g.Err)<<24 |
+			uint64(g.DivE)<<32 | uint64(g.N)<<40 | uint64(g.End)<<48 | uint64(g.Start)<<56
+		if g.From < MaxBrokers {
+			w := (v | 1) * 0xbf58476d1ce4e5b9
+			msgs[g.From] += w ^ w>>31
+		}
+		if g.To < MaxBrokers {
+			w := (v | 2) * 0xbf58476d1ce4e5b9
+			msgs[g.To] += w ^ w>>31
+		}
+	}
+	for x := m.moved; x != 0; x &= x - 1 {
+		b := lowest(x)
+		sig[b] = m.brokerSig(s, b, msgs[b])
+	}
+}
+
+// brokerSig is broker b's summary (brokerSigs), msgs that of its messages.
+func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	ref := func(x uint8) uint64 { // a broker index+1 as b sees it
+		switch {
+		case x == 0 || int(x) > m.nb():
+			return uint64(x)
+		case int(x) == b+1:
+			return 64
+		case !has(m.moved, int(x)-1):
+			return uint64(x)
+		}
+		return 65
+	}
+	in := func(set uint8) uint64 {
+		if has(set, b) {
+			return 1
+		}
+		return 0
+	}
+	r := &s.B[b]
+	mix(uint64(r.LEO) | uint64(r.HW)<<8 | uint64(r.NCache)<<16 | uint64(r.NStale)<<24 | uint64(r.Role)<<32 |
+		uint64(r.Fetch)<<40 | uint64(r.LastEp)<<48 | uint64(r.LESO)<<56)
+	var f uint64
+	if r.Alive {
+		f |= 1
+	}
+	if r.Register {
+		f |= 2
+	}
+	if r.Pending {
+		f |= 4
+	}
+	mix(f | uint64(r.Epoch)<<8 | uint64(r.PEpoch)<<16 | ref(r.Leader)<<24 | uint64(popcount(r.ISR))<<32 |
+		uint64(popcount(r.MaxISR))<<40 | uint64(r.ISR&^m.moved)<<48 | uint64(r.MaxISR&^m.moved)<<56)
+	var logs uint64
+	for i := uint8(0); i < r.LEO; i++ {
+		logs = logs<<8 | uint64(r.Log[i].Epoch)<<4 | uint64(r.Log[i].ID)
+	}
+	mix(logs)
+	var cache uint64
+	for i := uint8(0); i < r.NCache; i++ {
+		cache = cache<<8 | uint64(r.Cache[i].Epoch)<<4 | uint64(r.Cache[i].Start)
+	}
+	for i := uint8(0); i < r.NStale; i++ {
+		cache = cache<<8 | uint64(r.Stale[i].Epoch)<<4 | uint64(r.Stale[i].Start)
+	}
+	mix(cache)
+	c := &s.Ctrl
+	mix(in(c.ISR) | in(c.Live)<<1 | ref(c.Leader)<<8 | uint64(c.BEpoch[b])<<16 | msgs<<24)
+	mix(msgs)
+	if p := &s.CP; p.N > 0 {
+		k := &p.BK[b]
+		v := uint64(k.Ctrl) | uint64(k.CtrlEpoch)<<8 | uint64(k.MaxEpoch)<<16
+		for i := 0; i < int(p.N); i++ {
+			ci := &p.C[i]
+			w := in(ci.ISR) | in(ci.Live)<<1 | ref(ci.Leader)<<2
+			if int(ci.Broker) == b {
+				w |= 1 << 9
+			}
+			for q := 0; q < int(ci.NQ); q++ {
+				if ev := ci.Q[q] >> 4; (ev == EvBrokerFailure || ev == EvBrokerStartup) && int(ci.Q[q]&15) == b {
+					w += uint64(ev) << (10 + 2*q)
+				}
+			}
+			v ^= w << (24 + 13*i)
+		}
+		mix(v)
+	}
+	if m.kraft() {
+		k := &s.KR
+		mix(uint64(k.Lag[b]) | uint64(k.Known[b])<<8 | uint64(k.Cached[b])<<16 | in(k.Fenced)<<24 | in(k.Down)<<25 |
+			in(k.ELR)<<26 | in(k.LastELR)<<27 | in(k.Old.ISR)<<28 | in(k.Old.Live)<<29 | ref(k.Old.Leader)<<32 |
+			uint64(k.Old.BEpoch[b])<<40)
+		var recs uint64
+		for i := 0; i < int(k.N); i++ {
+			switch rec := &k.Log[i]; rec.Kind {
+			case RecRegister, RecFence, RecUnfence, RecShutdown:
+				if int(rec.Broker) == b {
+					recs += uint64(rec.Kind) << (8 * i)
+				}
+			case RecPartition:
+				recs += (in(rec.ISR) | ref(rec.Leader)<<1) << (8*i + 4)
+			}
+		}
+		mix(recs)
+	}
+	if s.Ord.Open {
+		var before uint64
+		for a := 0; a < m.nb(); a++ {
+			before += in(s.Ord.After[a])
+		}
+		mix(uint64(popcount(s.Ord.After[b])) | before<<8 | uint64(s.Ord.After[b]&^m.moved)<<16)
+	}
+	return h
 }
 
 // Permute writes into t the state s with every broker b renamed p[b]: each replica, its
