@@ -38,6 +38,11 @@ import "time"
 //     Decode restores it; the state kept for a view is the first one reached in the
 //     search's order (breadth-first, successors in Next's order), the same for any number
 //     of workers, as TLC keeps the first state it meets with a given view.
+//  8. A model may offer a symmetry reduction (Symmetric: a representative per class of
+//     states under renaming). Where its steps commute with renaming only once a choice that
+//     it otherwise makes up front is left open, it implements Deferring: the search under
+//     symmetry starts from states with the choice open, and a trace found there is settled
+//     into a behaviour of the model, which the engine checks against Next.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S

@@ -324,7 +324,8 @@ func (s *State) acceptLeaderAndIsr(b int, msg *Msg, mutated bool) bool {
 // Kafka 0.11: PartitionStateMachine.electLeaderForPartition: re-reads the leader and ISR from
 // ZooKeeper; aborts if they were written by a newer controller epoch (StateChangeFailed
 // Exception: "went through a soft failure"); OfflinePartitionLeaderSelector picks the first
-// live ISR member and shrinks the ISR to the live members, or throws NoReplicaOnline
+// live ISR member (g.first: with the order open, each that can come first, order.go) and
+// shrinks the ISR to the live members, or throws NoReplicaOnline
 // Exception (the partition stays offline; with unclean_election the first live replica is
 // elected with ISR {it}, mechanisms.go uncleanLeader); the write is
 // conditional on the zkVersion just read; then LeaderAndIsr to the live replicas.
@@ -653,7 +654,8 @@ func (m *Model) becomeController(g *gen, t *State, nb int) bool {
 // soft failure: GC pause, network partition). Its /controller and /brokers/ids znodes go
 // (its host registers again at the end of the step); it stays active in its own view (a
 // zombie) until it resigns. Broker b, the lowest-numbered
-// registered live broker other than the old host, wins /controller: it increments
+// registered live broker other than the old host (g.first: with the order open, each that
+// can come first, order.go), wins /controller: it increments
 // /controller_epoch and runs onControllerFailover: initializeControllerContext loads the
 // cache from the store (live brokers: the registered ones), ReplicaStateMachine.startup
 // sends LeaderAndIsr to the live replicas and PartitionStateMachine.startup marks the

@@ -236,7 +236,8 @@ func (m *Model) publishImage(t *State, b int) {
 //     known ELR are cleared; below, ELR = (ELR ∪ ISR) \ (target ISR ∪ unclean) and last known
 //     ELR = (ELR ∪ ISR ∪ last known ELR) \ (target ISR ∪ new ELR).
 //   - tryElection -> electAnyLeader: the current leader if still valid, else the first valid
-//     replica in assignment order, valid meaning in the target ISR, or in the ELR when the
+//     replica in assignment order (g.first: with the order open, each that can come first,
+//     order.go), valid meaning in the target ISR, or in the ELR when the
 //     target ISR is empty, and acceptable (ClusterControlManager.isActive: unfenced, not in
 //     controlled shutdown). A leader from the ELR has ISR {it} and leaves the ELR. With
 //     unclean election, the first acceptable replica, ISR {it}, ELR cleared.

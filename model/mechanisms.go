@@ -86,7 +86,8 @@ func (s *State) cpHostDown(b int) {
 // controllerElectSteps generates ControllerElect(b): no controller holds /controller (the
 // last one's host crashed), so every broker's ControllerChangeHandler fires and each tries
 // to create /controller (KafkaController.processReelect -> elect); broker b, the lowest
-// registered live broker, wins and runs onControllerFailover (becomeController). It is a
+// registered live broker (g.first: with the order open, each that can come first, order.go),
+// wins and runs onControllerFailover (becomeController). It is a
 // protocol step, weakly fair; it needs another controller incarnation (controllers) and
 // counts against controller_failover as a failover's does (CP.N counts both).
 func (m *Model) controllerElectSteps(g *gen) {

@@ -386,9 +386,9 @@ func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
 // known ELR sets and the old active controller's state; every message's sender and
 // receiver (the controller's id is kept), a LeaderAndIsr's leader and ISR, an
 // AlterPartition's (and a NOT_CONTROLLER echo's) ISR and joining broker; the order that a
-// search under symmetry has revealed; then the network is sorted again. Record ids, offsets, epochs, budgets
-// and controller incarnation numbers are not broker-indexed and stay as they are.
-// t must not be s. It allocates nothing.
+// search under symmetry has revealed; then the network is sorted again. Record ids, offsets,
+// epochs, budgets and controller incarnation numbers are not broker-indexed and stay as they
+// are. t must not be s. It allocates nothing.
 func (m *Model) Permute(s *State, p *Perm, t *State) {
 	n := m.nb()
 	set := func(x uint8) uint8 {

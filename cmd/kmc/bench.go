@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -46,6 +47,7 @@ type benchResult struct {
 	Property  string  `json:"property,omitempty"`
 	Distinct  int64   `json:"distinct"`
 	Unreduced int64   `json:"unreduced,omitempty"`
+	Deferred  bool    `json:"deferred,omitempty"` // under symmetry with the assignment order open
 	Depth     int     `json:"depth"`
 	Seconds   float64 `json:"seconds"`
 	PerSecond float64 `json:"states_per_second"`
@@ -134,7 +136,16 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "spec\tcheck\tset\tverdict\tdistinct\tdepth\ttime 1w\tstates/s 1w\ttime 2w\tstates/s 2w\tspeed-up\tB/state\tpeak RSS\tsymmetry\t")
 		for _, r := range rows {
-			fmt.Fprintln(tw, benchLine(r.run, r.results))
+			// A row under symmetry with the assignment order open has no unreduced count:
+			// its factor is taken from a row of the same check with --symmetry=false.
+			var plain int64
+			for _, o := range rows {
+				if o.run.Spec == r.run.Spec && o.run.Check == r.run.Check && slices.Equal(o.run.Set, r.run.Set) &&
+					slices.Contains(o.run.Flags, "--symmetry=false") {
+					plain = o.results[len(o.results)-1].Distinct
+				}
+			}
+			fmt.Fprintln(tw, benchLine(r.run, r.results, plain))
 		}
 		tw.Flush()
 	}
@@ -233,22 +244,28 @@ func benchOnce(self string, r benchRun, w int, stop <-chan struct{}) benchResult
 	var st struct {
 		Distinct  int64   `json:"distinct"`
 		Unreduced int64   `json:"unreduced"`
+		Deferred  bool    `json:"deferred"`
 		Depth     int     `json:"depth"`
 		Elapsed   float64 `json:"elapsed_seconds"`
 		Memory    int64   `json:"memory_bytes"`
 	}
 	json.Unmarshal(last["stats"], &st)
 	res.Distinct, res.Unreduced, res.Depth, res.Seconds, res.EngineB = st.Distinct, st.Unreduced, st.Depth, st.Elapsed, st.Memory
+	res.Deferred = st.Deferred
 	if res.Seconds > 0 {
 		res.PerSecond = float64(res.Distinct) / res.Seconds
 	}
 	return res
 }
 
-// benchLine is one row of the text table: the figures of the 1-worker run under "1w" and
+// benchLine is one row of the text table (the set column holds the row's settings and
+// flags): the figures of the 1-worker run under "1w" and
 // of the 2-worker run under "2w" ("-" for a count the row does not run; other counts are in
-// --format json only); verdict, counts, bytes and RSS from the last run.
-func benchLine(r benchRun, rs []benchResult) string {
+// --format json only); verdict, counts, bytes and RSS from the last run. The symmetry factor
+// is the unreduced count over the distinct states, or for a run with the assignment order
+// open plain (the distinct states of the same check without symmetry, when the table has
+// it) over them, marked "open".
+func benchLine(r benchRun, rs []benchResult, plain int64) string {
 	last := rs[len(rs)-1]
 	verdict := last.Verdict
 	if last.Property != "" {
@@ -257,7 +274,7 @@ func benchLine(r benchRun, rs []benchResult) string {
 	if last.Error != "" {
 		verdict = "error: " + last.Error
 	}
-	cols := []string{r.Spec, r.Check, strings.Join(r.Set, " "), verdict, fmt.Sprint(last.Distinct), fmt.Sprint(last.Depth)}
+	cols := []string{r.Spec, r.Check, strings.Join(append(slices.Clone(r.Set), r.Flags...), " "), verdict, fmt.Sprint(last.Distinct), fmt.Sprint(last.Depth)}
 	var one, two *benchResult
 	for i := range rs {
 		switch rs[i].Workers {
@@ -284,8 +301,13 @@ func benchLine(r benchRun, rs []benchResult) string {
 		bps = fmt.Sprintf("%.1f", float64(last.EngineB)/float64(last.Distinct))
 	}
 	sym := "-"
-	if last.Unreduced > 0 && last.Distinct > 0 {
+	switch {
+	case last.Unreduced > 0 && last.Distinct > 0:
 		sym = fmt.Sprintf("%.2fx", float64(last.Unreduced)/float64(last.Distinct))
+	case last.Deferred && plain > 0 && last.Distinct > 0:
+		sym = fmt.Sprintf("%.2fx open", float64(plain)/float64(last.Distinct))
+	case last.Deferred:
+		sym = "open"
 	}
 	cols = append(cols, bps, fmt.Sprintf("%.0f MiB", float64(last.PeakRSS)/(1<<20)), sym)
 	return strings.Join(cols, "\t") + "\t"

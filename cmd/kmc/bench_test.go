@@ -74,9 +74,32 @@ func TestBenchRuns(t *testing.T) {
 // A row run with 2 workers only shows its figures under "2w", not under "1w".
 func TestBenchLineColumns(t *testing.T) {
 	r := benchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
-	line := benchLine(r, []benchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}})
+	line := benchLine(r, []benchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}}, 0)
 	want := "s.toml\tc\t\tok\t1000\t7\t-\t-\t2.00s\t500\t-\t14.0\t64 MiB\t-\t"
 	if line != want {
 		t.Errorf("got  %q\nwant %q", line, want)
+	}
+}
+
+// The symmetry column: the unreduced count over the distinct states; for a run with the
+// assignment order open, the plain run's distinct states (another row) over them, marked
+// open, or just open without such a row.
+func TestBenchLineSymmetry(t *testing.T) {
+	r := benchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
+	tests := []struct {
+		res   benchResult
+		plain int64
+		want  string
+	}{
+		{benchResult{Workers: 2, Distinct: 1000, Unreduced: 2000}, 0, "2.00x"},
+		{benchResult{Workers: 2, Distinct: 1000, Deferred: true}, 1500, "1.50x open"},
+		{benchResult{Workers: 2, Distinct: 1000, Deferred: true}, 0, "open"},
+		{benchResult{Workers: 2, Distinct: 1000}, 1500, "-"},
+	}
+	for _, tc := range tests {
+		cols := strings.Split(benchLine(r, []benchResult{tc.res}, tc.plain), "\t")
+		if got := cols[len(cols)-2]; got != tc.want {
+			t.Errorf("%+v, plain %d: symmetry %q, want %q", tc.res, tc.plain, got, tc.want)
+		}
 	}
 }
