@@ -99,6 +99,7 @@ func TestResume(t *testing.T) {
 	checkResume(t, "deadlock", counters{N: 3, noDec: true, noMove: true}, nil, Options{Deadlock: true})
 	checkResume(t, "max-depth", counters{N: 4}, []Property[cstate]{sumIs(100)}, Options{MaxDepth: 6})
 	checkResume(t, "symmetry", symCounters{counters{N: 4}}, []Property[cstate]{sumIs(10)}, Options{Symmetry: true})
+	checkResume(t, "symmetry, the order open", priority{}, priorityProps(), Options{Symmetry: true})
 	// Liveness: the recorded graph, flags, codes and truncated states.
 	for _, tc := range []struct {
 		name string
