@@ -27,17 +27,7 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	buf = append(buf, c.BEpoch[:m.nb()]...)
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
-		var f uint8
-		if r.Alive {
-			f |= 1
-		}
-		if r.Register {
-			f |= 2
-		}
-		if r.Pending {
-			f |= 4
-		}
-		f |= r.Role<<3 | r.Fetch<<5
+		f := r.statusBits() | r.Role<<3 | r.Fetch<<5
 		if r.NStale > 0 {
 			f |= 128
 		}
@@ -75,6 +65,21 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 		buf = m.encodeKR(s, buf)
 	}
 	return buf
+}
+
+// statusBits is the replica's Alive, Register and Pending flags in bits 0, 1 and 2.
+func (r *Replica) statusBits() uint8 {
+	var f uint8
+	if r.Alive {
+		f |= 1
+	}
+	if r.Register {
+		f |= 2
+	}
+	if r.Pending {
+		f |= 4
+	}
+	return f
 }
 
 // Decode reads a state written by Encode into s.

@@ -303,17 +303,7 @@ func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
 	r := &s.B[b]
 	mix(uint64(r.LEO) | uint64(r.HW)<<8 | uint64(r.NCache)<<16 | uint64(r.NStale)<<24 | uint64(r.Role)<<32 |
 		uint64(r.Fetch)<<40 | uint64(r.LastEp)<<48 | uint64(r.LESO)<<56)
-	var f uint64
-	if r.Alive {
-		f |= 1
-	}
-	if r.Register {
-		f |= 2
-	}
-	if r.Pending {
-		f |= 4
-	}
-	mix(f | uint64(r.Epoch)<<8 | uint64(r.PEpoch)<<16 | ref(r.Leader)<<24 | uint64(popcount(r.ISR))<<32 |
+	mix(uint64(r.statusBits()) | uint64(r.Epoch)<<8 | uint64(r.PEpoch)<<16 | ref(r.Leader)<<24 | uint64(popcount(r.ISR))<<32 |
 		uint64(popcount(r.MaxISR))<<40 | uint64(r.ISR&^m.moved)<<48 | uint64(r.MaxISR&^m.moved)<<56)
 	var logs uint64
 	for i := uint8(0); i < r.LEO; i++ {

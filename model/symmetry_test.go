@@ -38,36 +38,45 @@ func reachableStates(t *testing.T, c Config, max int) (*Model, []State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := m.Init(nil)
-	seen := map[string]bool{string(m.Encode(&states[0], nil)): true}
-	var succ []State
-	var acts []uint64
-	for i := 0; i < len(states) && len(states) < max; i++ {
-		succ, acts = m.Next(&states[i], succ[:0], acts[:0])
-		for j := range succ {
-			if k := string(m.Encode(&succ[j], nil)); !seen[k] {
-				seen[k] = true
-				states = append(states, succ[j])
-			}
+	return m, explore(m, m.Init(nil), max)
+}
+
+// explore returns the states of inits and about max states reachable from them,
+// breadth-first, and as many more from random walks from the first.
+func explore(m *Model, states []State, max int) []State {
+	seen := map[string]bool{}
+	var out []State
+	add := func(s *State) {
+		if k := string(m.Encode(s, nil)); !seen[k] {
+			seen[k] = true
+			out = append(out, *s)
 		}
 	}
-	// Deeper states too: random walks from the initial state.
-	rng := rand.New(rand.NewSource(int64(len(states))))
+	for i := range states {
+		add(&states[i])
+	}
+	var succ []State
+	var acts []uint64
+	for i := 0; i < len(out) && len(out) < max; i++ {
+		succ, acts = m.Next(&out[i], succ[:0], acts[:0])
+		for j := range succ {
+			add(&succ[j])
+		}
+	}
+	// Deeper states too: random walks from the first state.
+	rng := rand.New(rand.NewSource(int64(len(out))))
 	for w := 0; w < max/20; w++ {
-		s := states[0]
+		s := out[0]
 		for d := 0; d < 60; d++ {
 			succ, acts = m.Next(&s, succ[:0], acts[:0])
 			if len(succ) == 0 {
 				break
 			}
 			s = succ[rng.Intn(len(succ))]
-			if k := string(m.Encode(&s, nil)); !seen[k] {
-				seen[k] = true
-				states = append(states, s)
-			}
+			add(&s)
 		}
 	}
-	return m, states
+	return out
 }
 
 func randPerm(rng *rand.Rand, n int) Perm {
@@ -153,13 +162,32 @@ func succSet(m *Model, s *State, p *Perm, keep func(kind int) bool) map[string]i
 	return out
 }
 
+// commutes fails the test unless the successors of ps, s permuted by p, are the permuted
+// successors of s, for the kinds of action keep accepts (state i of a configuration name).
+func commutes(t *testing.T, name string, m *Model, i int, s, ps *State, p *Perm, keep func(kind int) bool) {
+	t.Helper()
+	id := Identity()
+	want, got := succSet(m, s, p, keep), succSet(m, ps, &id, keep)
+	for k, kind := range want {
+		if _, ok := got[k]; !ok {
+			t.Fatalf("%s: state %d, permutation %v: a %s successor of s, permuted, is no successor of the permuted state\n%s",
+				name, i, p[:m.nb()], kindNames[kind], m.Format(s))
+		}
+	}
+	for k, kind := range got {
+		if _, ok := want[k]; !ok {
+			t.Fatalf("%s: state %d, permutation %v: the permuted state has a %s successor that is no permuted successor of s\n%s",
+				name, i, p[:m.nb()], kindNames[kind], m.Format(s))
+		}
+	}
+}
+
 // TestKafkaSymmetricButForElections is the check that catches a broker-indexed field
 // Permute forgets: for reachable states s and random permutations p, the successors of p(s)
 // are the permuted successors of s, for every kind of action that does not elect by
 // assignment order. (For those that do, see TestKafkaNotSymmetric.)
 func TestKafkaSymmetricButForElections(t *testing.T) {
 	rng := rand.New(rand.NewSource(5480))
-	id := Identity()
 	plain := func(k int) bool { return !electing[k] }
 	for name, c := range symConfigs() {
 		m, states := reachableStates(t, c, 3000)
@@ -168,19 +196,7 @@ func TestKafkaSymmetricButForElections(t *testing.T) {
 			s := &states[i]
 			p := randPerm(rng, m.nb())
 			m.Permute(s, &p, &ps)
-			want, got := succSet(m, s, &p, plain), succSet(m, &ps, &id, plain)
-			for k, kind := range want {
-				if _, ok := got[k]; !ok {
-					t.Fatalf("%s: state %d, permutation %v: a %s successor of s, permuted, is no successor of the permuted state\n%s",
-						name, i, p[:m.nb()], kindNames[kind], m.Format(s))
-				}
-			}
-			for k, kind := range got {
-				if _, ok := want[k]; !ok {
-					t.Fatalf("%s: state %d, permutation %v: the permuted state has a %s successor that is no permuted successor of s\n%s",
-						name, i, p[:m.nb()], kindNames[kind], m.Format(s))
-				}
-			}
+			commutes(t, name, m, i, s, &ps, &p, plain)
 		}
 	}
 }
