@@ -216,11 +216,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 			e.sym = s
 			e.orb, _ = any(m).(Orbiter[S])
 			e.cenc, _ = any(m).(CanonicalEncoder[S])
-			if d, ok := any(m).(Deferring[S]); ok {
-				if _, open := d.InitDeferred(nil); open {
-					e.dfr = d
-				}
-			}
+			e.dfr = deferringOf(m)
 		}
 	}
 	// Symmetry reduction explores one state per symmetry class. For safety that is sound when

@@ -10,10 +10,8 @@ func graph[S any](m Model[S], max int, opts Options) (*Graph, error) {
 	var sym Symmetric[S]
 	if opts.Symmetry {
 		sym, _ = any(m).(Symmetric[S])
-		if d, ok := any(m).(Deferring[S]); ok {
-			if _, open := d.InitDeferred(nil); open {
-				sym = nil // its states would differ by a choice that no variable shows
-			}
+		if deferringOf(m) != nil {
+			sym = nil // its states would differ by a choice that no variable shows
 		}
 	}
 	view := viewOf(m)

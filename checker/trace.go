@@ -141,25 +141,12 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 	for j := 1; j < len(canon); j++ {
 		cur := states[len(states)-1]
 		succ, acts = e.m.Next(&cur, succ[:0], acts[:0])
-		best, bestScore := -1, -1
-		for k := range succ {
+		best := e.pickStep(&cur, succ, acts, j == len(canon)-1, lastProp, func(k int) bool {
 			c := succ[k]
 			e.sym.Canonicalize(&c)
 			enc = e.m.Encode(&c, enc[:0])
-			if e.fp(enc) != want[j] {
-				continue
-			}
-			score := 0
-			if acts[k] == codes[j-1] {
-				score++
-			}
-			if j == len(canon)-1 && lastProp >= 0 && !e.props[lastProp].Step(&cur, acts[k], &succ[k]) {
-				score += 2
-			}
-			if score > bestScore {
-				best, bestScore = k, score
-			}
-		}
+			return e.fp(enc) == want[j]
+		}, func(a uint64) bool { return a == codes[j-1] })
 		if best < 0 {
 			panic("checker: trace replay: no successor of step " + itoa(j) + " is symmetric to the stored state" + nondetHint)
 		}
@@ -167,6 +154,17 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 		out = append(out, acts[best])
 	}
 	return states, out
+}
+
+// deferringOf is m as a Deferring model when it leaves a choice open in its configuration,
+// else nil.
+func deferringOf[S any](m Model[S]) Deferring[S] {
+	if d, ok := any(m).(Deferring[S]); ok {
+		if _, open := d.InitDeferred(nil); open {
+			return d
+		}
+	}
+	return nil
 }
 
 // initStates is the model's initial states, or with a choice left open (Deferring) those
@@ -207,22 +205,10 @@ func (e *engine[S]) settle(states []S, acts []uint64, lastProp int) ([]S, []uint
 	for j := 1; j < len(states); j++ {
 		succ, codes = e.m.Next(&states[j-1], succ[:0], codes[:0])
 		enc = e.m.Encode(&states[j], enc[:0])
-		best, bestScore := -1, -1
-		for k := range succ {
-			if got = e.m.Encode(&succ[k], got[:0]); string(got) != string(enc) {
-				continue
-			}
-			score := 0
-			if e.m.ActionKind(codes[k]) == e.m.ActionKind(acts[j-1]) {
-				score++
-			}
-			if j == len(states)-1 && lastProp >= 0 && !e.props[lastProp].Step(&states[j-1], codes[k], &succ[k]) {
-				score += 2
-			}
-			if score > bestScore {
-				best, bestScore = k, score
-			}
-		}
+		best := e.pickStep(&states[j-1], succ, codes, j == len(states)-1, lastProp, func(k int) bool {
+			got = e.m.Encode(&succ[k], got[:0])
+			return string(got) == string(enc)
+		}, func(a uint64) bool { return e.m.ActionKind(a) == e.m.ActionKind(acts[j-1]) })
 		if best < 0 {
 			panic("checker: trace settle: step " + itoa(j+1) + " is no step of the model" + settleHint)
 		}
@@ -232,6 +218,29 @@ func (e *engine[S]) settle(states []S, acts []uint64, lastProp int) ([]S, []uint
 }
 
 const settleHint = "; the model's Settle (Deferring) does not give a behaviour of the model"
+
+// pickStep returns the index of the successor of cur that a rebuilt trace takes, or -1:
+// of those match accepts, one whose action like prefers, and at the last step of an action
+// property's violation (last, lastProp >= 0) first one that breaks the property.
+func (e *engine[S]) pickStep(cur *S, succ []S, acts []uint64, last bool, lastProp int, match func(k int) bool, like func(a uint64) bool) int {
+	best, bestScore := -1, -1
+	for k := range succ {
+		if !match(k) {
+			continue
+		}
+		score := 0
+		if like(acts[k]) {
+			score++
+		}
+		if last && lastProp >= 0 && !e.props[lastProp].Step(cur, acts[k], &succ[k]) {
+			score += 2
+		}
+		if score > bestScore {
+			best, bestScore = k, score
+		}
+	}
+	return best
+}
 
 // safetyTrace builds the counterexample of a safety violation.
 func (e *engine[S]) safetyTrace(v violation) *Trace {

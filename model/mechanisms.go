@@ -167,15 +167,15 @@ func (m *Model) controlledShutdownSteps(g *gen, b int) {
 		}
 		g.branch(aj, func(t *State) bool {
 			t.Used[FaultControlledShutdown]++
+			ok := true
 			var nc Controller // the single controller's state after it moved b's partition
 			if m.cp() {
-				cut = cut || !m.cpControlledShutdown(g, t, b)
+				ok = m.cpControlledShutdown(g, t, b)
 			} else {
-				var ok bool
 				nc, ok = m.brokerFailed(g, t, s.Ctrl, b)
-				cut = cut || !ok
 			}
-			if cut {
+			if !ok {
+				cut = true // max_epoch: no other stale-entry variant either
 				return false
 			}
 			m.stop(t, b, j, 0, r.LEO, false)

@@ -220,8 +220,11 @@ func newModel(c Config) *Model {
 		panic("model: unknown version " + c.Version)
 	}
 	m := &Model{C: c, p: p, fix: c.effective(&p)}
-	m.perms, m.blocks = m.group(), m.Blocks()
-	m.moved = m.Interchangeable()
+	m.blocks = m.Blocks()
+	for _, blk := range m.blocks {
+		m.moved |= blk
+	}
+	m.perms = m.group()
 	return m
 }
 

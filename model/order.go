@@ -94,21 +94,6 @@ func (o *Order) close() {
 	}
 }
 
-// total reports whether the order is known entirely among brokers 0..n-1.
-func (o *Order) total(n int) bool {
-	if !o.Open {
-		return true
-	}
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			if !has(o.After[a], b) && !has(o.After[b], a) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // extension is the assignment order (order[i] is the broker at place i) that extends o
 // and, among those, puts the lowest-numbered broker first wherever o leaves a choice.
 func (o *Order) extension(n int) [MaxBrokers]uint8 {

@@ -60,19 +60,13 @@ func Identity() Perm {
 // Interchangeable is the set of brokers (bit b for broker index b) that the symmetry
 // group moves: the union of Blocks. None for two brokers, or three with the host of the
 // ZooKeeper plane's first controller on broker 2.
-func (m *Model) Interchangeable() uint8 {
-	var set uint8
-	for _, b := range m.Blocks() {
-		set |= b
-	}
-	return set
-}
+func (m *Model) Interchangeable() uint8 { return m.moved }
 
 // group is the symmetry group: the permutations of each block among itself, the identity
 // first.
 func (m *Model) group() []Perm {
 	out := []Perm{Identity()}
-	for _, blk := range m.Blocks() {
+	for _, blk := range m.blocks {
 		var next []Perm
 		for _, p := range out {
 			for _, q := range m.Perms(blk) {
@@ -134,11 +128,10 @@ func (m *Model) OrbitSize(s *State) int {
 func (m *Model) canon(s *State, buf []byte, t *State) ([]byte, int) {
 	var sig [MaxBrokers]uint64
 	m.brokerSigs(s, &sig)
-	// order lists each block's brokers sorted by signature (insertion sort, ties by index),
-	// slot the block's places (its brokers in index order); run[i] is where the run of
-	// brokers tied with order[i] starts.
-	var order, slot, run [MaxBrokers]uint8
-	n, cands := 0, 1
+	// The renaming that sorts each block by signature (insertion sort, ties by index): it
+	// moves order[i] to slot[i], the block's places being its brokers in index order.
+	var order, slot [MaxBrokers]uint8
+	n, tied := 0, false
 	for _, blk := range m.blocks {
 		lo := n
 		for x := blk; x != 0; x &= x - 1 {
@@ -149,86 +142,52 @@ func (m *Model) canon(s *State, buf []byte, t *State) ([]byte, int) {
 				order[j] = order[j-1]
 			}
 			order[j] = b
+			tied = tied || j > lo && sig[order[j-1]] == sig[b] // an equal one stops the shift
 			n++
 		}
-		for i := lo; i < n; i++ {
-			run[i] = uint8(i)
-			if i > lo && sig[order[i]] == sig[order[i-1]] {
-				run[i] = run[i-1]
-				cands *= i + 1 - int(run[i]) // the run grows by one: (l+1)! = l! * (l+1)
-			}
-		}
 	}
-	if cands == 1 {
-		p, ident := sortedPerm(&order, &slot, n)
-		if ident {
-			if t != nil {
-				*t = *s
-			}
-			return m.Encode(s, buf), len(m.perms)
-		}
-		if t == nil {
-			var u State
-			t = &u
-		}
-		m.Permute(s, &p, t)
-		return m.Encode(t, buf), len(m.perms)
+	if tied {
+		return m.canonTied(s, buf, t, &sig)
 	}
-	return m.canonTied(s, buf, t, &order, &slot, &run, n, cands)
-}
-
-// factorial[n] is n!.
-var factorial = [MaxBrokers + 1]int{1, 1, 2, 6, 24, 120}
-
-// sortedPerm is the renaming that moves order[i] to slot[i], and whether it is the identity.
-func sortedPerm(order, slot *[MaxBrokers]uint8, n int) (Perm, bool) {
 	p := Identity()
 	ident := true
 	for i := 0; i < n; i++ {
 		p[order[i]] = slot[i]
 		ident = ident && order[i] == slot[i]
 	}
-	return p, ident
+	if ident {
+		if t != nil {
+			*t = *s
+		}
+		return m.Encode(s, buf), len(m.perms)
+	}
+	if t == nil {
+		var u State
+		t = &u
+	}
+	m.Permute(s, &p, t)
+	return m.Encode(t, buf), len(m.perms)
 }
 
-// canonTied is canon where brokers tie: it tries each of the cands orderings of the tied
-// brokers (within each run, the permutation that the candidate's digits in the factorial
-// number system name, the runs in order) and keeps the one that encodes smallest.
-func (m *Model) canonTied(s *State, buf []byte, t *State, order, slot, run *[MaxBrokers]uint8, n, cands int) ([]byte, int) {
+// canonTied is canon where brokers tie: of the group's renamings, those that leave each
+// block sorted by signature are the candidates, and it keeps the one that encodes smallest.
+func (m *Model) canonTied(s *State, buf []byte, t *State, sig *[MaxBrokers]uint64) ([]byte, int) {
 	start := len(buf)
 	var first, other [1024]byte
-	var nfirst int
+	nfirst := -1
 	var u State
 	stab := 0
-	for c := 0; c < cands; c++ {
-		ord := *order
-		k := c
-		for i := 0; i < n; {
-			j := i + 1
-			for j < n && run[j] == run[i] {
-				j++
-			}
-			if l := j - i; l > 1 {
-				d := k % factorial[l]
-				k /= factorial[l]
-				var pool [MaxBrokers]uint8
-				copy(pool[:l], order[i:j])
-				for q := 0; q < l; q++ {
-					idx := d / factorial[l-1-q]
-					d %= factorial[l-1-q]
-					ord[i+q] = pool[idx]
-					copy(pool[idx:l-1-q], pool[idx+1:l-q])
-				}
-			}
-			i = j
+	for i := range m.perms {
+		p := &m.perms[i]
+		if !m.sortsBlocks(p, sig) {
+			continue
 		}
-		p, ident := sortedPerm(&ord, slot, n)
 		ps := s
-		if !ident {
-			m.Permute(s, &p, &u)
+		if i > 0 { // m.perms[0] is the identity
+			m.Permute(s, p, &u)
 			ps = &u
 		}
-		if c == 0 {
+		if nfirst < 0 {
 			buf = m.Encode(ps, buf)
 			nfirst = copy(first[:], buf[start:])
 			stab = 1
@@ -248,6 +207,29 @@ func (m *Model) canonTied(s *State, buf []byte, t *State, order, slot, run *[Max
 		}
 	}
 	return buf, len(m.perms) / stab
+}
+
+// sortsBlocks reports whether renaming by p leaves each block's places, in index order,
+// held by brokers of non-decreasing signature.
+func (m *Model) sortsBlocks(p *Perm, sig *[MaxBrokers]uint64) bool {
+	var at [MaxBrokers]uint8 // at[x]: the broker that p moves to place x
+	for _, blk := range m.blocks {
+		for x := blk; x != 0; x &= x - 1 {
+			b := lowest(x)
+			at[p[b]] = uint8(b)
+		}
+	}
+	for _, blk := range m.blocks {
+		prev := -1
+		for x := blk; x != 0; x &= x - 1 {
+			y := lowest(x)
+			if prev >= 0 && sig[at[prev]] > sig[at[y]] {
+				return false
+			}
+			prev = y
+		}
+	}
+	return true
 }
 
 // brokerSigs writes into sig, for each broker that the group moves, a summary of what s
@@ -499,28 +481,4 @@ func (m *Model) Perms(set uint8) []Perm {
 	}
 	walk(Identity(), 0)
 	return out
-}
-
-// Canonical writes into t the representative of s's class under perms (which must form
-// a group, the identity first): the permuted state with the smallest encoding. It returns
-// the size of the class (the orbit: the number of distinct states among s's permutations).
-// It allocates nothing.
-func (m *Model) Canonical(s *State, perms []Perm, t *State) (orbit int) {
-	var own, best, cur [1024]byte
-	*t = *s
-	es := m.Encode(s, own[:0])
-	bl := append(best[:0], es...)
-	stab := 1 // permutations that fix s
-	var u State
-	for i := 1; i < len(perms); i++ {
-		m.Permute(s, &perms[i], &u)
-		cl := m.Encode(&u, cur[:0])
-		if bytes.Equal(cl, es) {
-			stab++
-		} else if bytes.Compare(cl, bl) < 0 {
-			*t = u
-			bl = append(best[:0], cl...)
-		}
-	}
-	return len(perms) / stab
 }

@@ -313,3 +313,27 @@ func TestCanonicalAllocatesNothing(t *testing.T) {
 		t.Errorf("Canonical over %d states: got %v allocations per run, want 0", len(states), allocs)
 	}
 }
+
+// Canonical, the reference the tests hold canon to: it writes into t the representative of
+// s's class under perms (which must form a group, the identity first) found by trying every
+// permutation, the permuted state with the smallest encoding, and returns the size of the
+// class (the number of distinct states among s's permutations). It allocates nothing.
+func (m *Model) Canonical(s *State, perms []Perm, t *State) (orbit int) {
+	var own, best, cur [1024]byte
+	*t = *s
+	es := m.Encode(s, own[:0])
+	bl := append(best[:0], es...)
+	stab := 1 // permutations that fix s
+	var u State
+	for i := 1; i < len(perms); i++ {
+		m.Permute(s, &perms[i], &u)
+		cl := m.Encode(&u, cur[:0])
+		if bytes.Equal(cl, es) {
+			stab++
+		} else if bytes.Compare(cl, bl) < 0 {
+			*t = u
+			bl = append(best[:0], cl...)
+		}
+	}
+	return len(perms) / stab
+}
