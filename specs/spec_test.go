@@ -185,7 +185,7 @@ properties = ["NoCommittedDataLoss"]
 name = "a"
 expect = "ok"
 mutate = ["FetchResponseEpoch"]
-`, nil, `s.toml:3:1: check[0]: mutate: guard FetchResponseEpoch needs KAFKA-18991 (4.1); version 3.9`},
+`, nil, `s.toml:3:1: check[0]: mutate: guard FetchResponseEpoch needs KAFKA-18991 (3.9.1, 4.0.1, 4.1.0); version 3.9.0`},
 	}
 	// The last line above is a placeholder corrected below: keep the table readable.
 	tests[3].want = strings.Replace(tests[3].want,

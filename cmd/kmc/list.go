@@ -68,10 +68,22 @@ func writeFamily(w io.Writer, f specs.Family) {
 	if len(f.Versions) > 0 {
 		fmt.Fprintln(w, "  versions (the version constant; fixes turn on more, a check's `without` takes one out):")
 		for _, v := range f.Versions {
+			if v.Alias != "" {
+				continue
+			}
 			fmt.Fprintf(w, "    %s  %s\n", v.Name, v.Release)
 			for _, h := range v.Has {
 				fmt.Fprintf(w, "        %s\n", h)
 			}
+		}
+		var lines []string
+		for _, v := range f.Versions {
+			if v.Alias != "" {
+				lines = append(lines, v.Name+" = "+v.Alias)
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "  release lines (each the latest release of its line): %s\n", strings.Join(lines, ", "))
 		}
 	}
 	for _, t := range []struct {
