@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kmc/app"
 	"kmc/specs"
 )
 
@@ -136,6 +137,6 @@ func writeParams(w io.Writer, title string, ps []specs.Param) {
 		case specs.Enum:
 			typ = strings.Join(p.Enum, "|")
 		}
-		fmt.Fprintf(w, "    %s: %s, default %s\n        %s\n", p.Name, typ, paramValue(p, p.Default), p.Doc)
+		fmt.Fprintf(w, "    %s: %s, default %s\n        %s\n", p.Name, typ, app.ParamValue(p, p.Default), p.Doc)
 	}
 }
