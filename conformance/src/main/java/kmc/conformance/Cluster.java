@@ -121,10 +121,48 @@ final class Cluster implements AutoCloseable {
                 if (t.getSimpleName().equals("MetadataVersion")) return Dyn.callStatic(t, "latestProduction");
                 if (t.getSimpleName().equals("MetadataCache")) return Mockito.mock(t, Cluster.this::metadataAnswer);
                 if (t.getSimpleName().equals("AlterPartitionManager")) return Mockito.mock(t, this::alterAnswer);
+                if (t.getSimpleName().equals("LogManager")) return Mockito.mock(t, this::logManagerAnswer);
                 return Mockito.mock(t, Cluster::defaults);
             });
             Dyn.call(p, "setLog", log, false);
             return p;
+        }
+
+        /**
+         * Partition.truncateTo and truncateFullyAndStartAt go through LogManager, which holds the
+         * broker's logs: LogManager.truncateTo calls UnifiedLog.truncateTo for each partition (and
+         * pauses the log cleaner, which the harness does not run); truncateFullyAndStartAt calls
+         * UnifiedLog.truncateFullyAndStartAt. The mock does the same on this broker's one log.
+         */
+        Object logManagerAnswer(InvocationOnMock inv) throws Throwable {
+            switch (inv.getMethod().getName()) {
+                case "truncateTo": {
+                    @SuppressWarnings("unchecked")
+                    Map<Object, Object> m = (Map<Object, Object>) Dyn.convert(inv.getArgument(0), Map.class);
+                    for (Object off : m.values()) {
+                        Dyn.call(log, "truncateTo", ((Number) off).longValue());
+                    }
+                    return null;
+                }
+                case "truncateFullyAndStartAt": {
+                    long off = inv.getArgument(1);
+                    for (java.lang.reflect.Method m : log.getClass().getMethods()) {
+                        if (m.getName().equals("truncateFullyAndStartAt")) {
+                            Object[] a = new Object[m.getParameterCount()];
+                            a[0] = off;
+                            for (int i = 1; i < a.length; i++) {
+                                Class<?> t = m.getParameterTypes()[i];
+                                a[i] = t == scala.Option.class ? scala.Option.empty() : Optional.empty();
+                            }
+                            m.invoke(log, a);
+                            return null;
+                        }
+                    }
+                    throw new IllegalStateException("UnifiedLog has no truncateFullyAndStartAt");
+                }
+                default:
+                    return defaults(inv);
+            }
         }
 
         Object alterAnswer(InvocationOnMock inv) throws Throwable {
@@ -161,7 +199,7 @@ final class Cluster implements AutoCloseable {
 
         Object stats(Class<?> t) {
             if (statsObj == null) {
-                statsObj = Dyn.construct(t, 0, (x, y) -> null);
+                statsObj = Dyn.construct(t, -1, (x, y) -> x == boolean.class ? false : (x == scala.Option.class ? scala.Option.empty() : Optional.empty()));
             }
             return statsObj;
         }
@@ -381,8 +419,9 @@ final class Cluster implements AutoCloseable {
                 Class<?> rf = Dyn.clsOrThrow("org.apache.kafka.server.ReplicaFetch", "kafka.server.AbstractFetcherThread$ReplicaFetch");
                 result = Dyn.construct(rf, 2, (t, k) -> t.isInstance(builder) ? builder : data);
             }
-            Object wrapped = Dyn.cls("scala.Option").isAssignableFrom(rwp.getConstructors()[0].getParameterTypes()[0])
-                    ? scala.Option.apply(result) : Optional.ofNullable(result);
+            // ResultWithPartitions<Optional<ReplicaFetch>> (4.1+), or the Scala case class over an Option.
+            boolean scalaOption = m.getGenericReturnType().getTypeName().contains("scala.Option");
+            Object wrapped = scalaOption ? scala.Option.apply(result) : Optional.ofNullable(result);
             return Dyn.construct(rwp, 2, (t, k) -> k == 0 && !Set.class.isAssignableFrom(t) && !scala.collection.Set.class.isAssignableFrom(t) ? wrapped : Set.of());
         }
 

@@ -30,7 +30,16 @@ final class K {
     static final Class<?> MEMORY_RECORDS = rec("MemoryRecords");
     static final Class<?> SIMPLE_RECORD = rec("SimpleRecord");
     static final Class<?> COMPRESSION = Dyn.clsOrThrow("org.apache.kafka.common.compress.Compression");
-    static final Class<?> UNIFIED_LOG = Dyn.clsOrThrow("org.apache.kafka.storage.internals.log.UnifiedLog", "kafka.log.UnifiedLog");
+    /** The UnifiedLog class: Java from 4.1 (with static create), Scala kafka.log.UnifiedLog before. */
+    static final Class<?> UNIFIED_LOG = unifiedLog();
+
+    private static Class<?> unifiedLog() {
+        Class<?> j = Dyn.cls("org.apache.kafka.storage.internals.log.UnifiedLog");
+        if (j != null && Dyn.hasStatic(j, "create", 13)) {
+            return j;
+        }
+        return Dyn.clsOrThrow("kafka.log.UnifiedLog");
+    }
 
     /** The size in units of record id under sizes (the model's recordSize). */
     static int units(String sizes, int id) {
@@ -149,7 +158,7 @@ final class K {
             if (t.getSimpleName().equals("LogConfig")) return config;
             if (t == long.class) return k == 0 ? 0L : recoveryPoint;
             if (t.getSimpleName().equals("Scheduler")) return sched.mock;
-            if (t.getSimpleName().equals("BrokerTopicStats")) return Dyn.construct(t, 0, (x, y) -> null);
+            if (t.getSimpleName().equals("BrokerTopicStats")) return Dyn.construct(t, -1, (x, y) -> x == boolean.class ? false : (x == scala.Option.class ? scala.Option.empty() : Optional.empty()));
             if (t.getSimpleName().equals("Time")) return clock;
             if (t == int.class) return k == 0 ? 300000 : 600000; // max transaction timeout, producer-id expiry check
             if (t.getSimpleName().equals("ProducerStateManagerConfig")) {

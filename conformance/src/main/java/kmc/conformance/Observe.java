@@ -89,6 +89,22 @@ final class Observe {
             cache.add(List.of(((Number) Dyn.get(e, "epoch")).longValue(), ((Number) Dyn.get(e, "startOffset")).longValue()));
         }
         m.put("cache", cache);
+        // The leader-epoch-checkpoint file as it is on disk: the cache, or after a truncation whose
+        // asynchronous write (KAFKA-16541) has not run, the cache before it.
+        List<List<Long>> file = new ArrayList<>();
+        java.io.File cp = new java.io.File(br.dir, "leader-epoch-checkpoint");
+        try {
+            List<String> lines = java.nio.file.Files.readAllLines(cp.toPath());
+            for (int i = 2; i < lines.size(); i++) {
+                String[] fl = lines.get(i).trim().split("\\s+");
+                if (fl.length == 2) {
+                    file.add(List.of(Long.parseLong(fl[0]), Long.parseLong(fl[1])));
+                }
+            }
+        } catch (java.io.IOException e) {
+            // no file yet: no entries
+        }
+        m.put("checkpoint", file);
         if (role.equals("leader")) {
             Object ps = Dyn.call(p, "partitionState");
             m.put("isr", ints(Dyn.call(ps, "isr")));
