@@ -55,11 +55,11 @@ func defaultRelease(c model.Config, p model.Profile) string {
 
 type conformFlags struct {
 	kafka, spec, check, harness, out string
-	sets                              []string
-	walks                             int
-	seed                              uint64
-	depth                             int
-	verbose                           bool
+	sets                             []string
+	walks                            int
+	seed                             uint64
+	depth                            int
+	verbose                          bool
 }
 
 // Conform runs kmc conform with args (after the command's name).

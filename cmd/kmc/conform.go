@@ -11,4 +11,6 @@ func init() {
 	commands = append(commands, command{"conform", "replay traces (or random walks) of the Kafka model on Kafka's own classes and report the first difference", runConform})
 }
 
-func runConform(args []string, stdout, stderr io.Writer) int { return app.Conform(args, stdout, stderr) }
+func runConform(args []string, stdout, stderr io.Writer) int {
+	return app.Conform(args, stdout, stderr)
+}
