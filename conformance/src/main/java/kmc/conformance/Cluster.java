@@ -491,33 +491,57 @@ final class Cluster implements AutoCloseable {
         Broker br = brokers[b];
         List<Integer> replicas = new ArrayList<>();
         for (int i = 1; i <= n; i++) replicas.add(i);
+        String name = leader == b ? "makeLeader" : "makeFollower";
         java.lang.reflect.Method make = null;
         for (java.lang.reflect.Method m : br.partition.getClass().getMethods()) {
-            if (m.getName().equals(leader == b ? "makeLeader" : "makeFollower") && m.getParameterCount() == 4) {
+            if (m.getName().equals(name) && (m.getParameterCount() == 4 || m.getParameterCount() == 5)) {
                 make = m;
             }
         }
         if (make == null) {
-            throw new IllegalStateException("Partition has no makeLeader/makeFollower with 4 parameters");
+            throw new IllegalStateException("Partition has no " + name + " with 4 or 5 parameters");
         }
-        Object st = make.getParameterTypes()[0].getConstructor().newInstance();
-        Dyn.setIf(st, "setTopicName", TP.topic());
-        Dyn.setIf(st, "setPartitionIndex", TP.partition());
-        Dyn.setIf(st, "setControllerEpoch", 1);
-        Dyn.setIf(st, "setLeader", leader == 0 ? -1 : leader);
-        Dyn.setIf(st, "setLeaderEpoch", leaderEpoch);
-        Dyn.setIf(st, "setIsr", isr);
-        Dyn.setIf(st, "setPartitionEpoch", partitionEpoch);
-        Dyn.setIf(st, "setReplicas", replicas);
-        Dyn.setIf(st, "setAddingReplicas", List.of());
-        Dyn.setIf(st, "setRemovingReplicas", List.of());
-        Dyn.setIf(st, "setIsNew", false);
-        Object checkpoints = Mockito.mock(make.getParameterTypes()[1], Cluster::defaults);
+        Class<?> stType = make.getParameterTypes()[0];
+        Object st;
+        Object checkpoints;
+        if (stType.getSimpleName().equals("PartitionRegistration")) {
+            // 4.2+: the partition's registration in the metadata image, as ReplicaManager.applyDelta passes it.
+            Object bld = Dyn.clsOrThrow("org.apache.kafka.metadata.PartitionRegistration$Builder").getConstructor().newInstance();
+            int[] reps = replicas.stream().mapToInt(Integer::intValue).toArray();
+            org.apache.kafka.common.Uuid[] dirs = new org.apache.kafka.common.Uuid[reps.length];
+            java.util.Arrays.fill(dirs, org.apache.kafka.common.Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAA"));
+            Dyn.call(bld, "setReplicas", (Object) reps);
+            Dyn.call(bld, "setDirectories", (Object) dirs);
+            Dyn.call(bld, "setIsr", (Object) isr.stream().mapToInt(Integer::intValue).toArray());
+            Dyn.call(bld, "setLeader", leader == 0 ? -1 : leader);
+            Dyn.call(bld, "setLeaderRecoveryState", K.staticField(Dyn.clsOrThrow("org.apache.kafka.metadata.LeaderRecoveryState"), "RECOVERED"));
+            Dyn.call(bld, "setLeaderEpoch", leaderEpoch);
+            Dyn.call(bld, "setPartitionEpoch", partitionEpoch);
+            st = Dyn.call(bld, "build");
+        } else {
+            st = stType.getConstructor().newInstance();
+            Dyn.setIf(st, "setTopicName", TP.topic());
+            Dyn.setIf(st, "setPartitionIndex", TP.partition());
+            Dyn.setIf(st, "setControllerEpoch", 1);
+            Dyn.setIf(st, "setLeader", leader == 0 ? -1 : leader);
+            Dyn.setIf(st, "setLeaderEpoch", leaderEpoch);
+            Dyn.setIf(st, "setIsr", isr);
+            Dyn.setIf(st, "setPartitionEpoch", partitionEpoch);
+            Dyn.setIf(st, "setReplicas", replicas);
+            Dyn.setIf(st, "setAddingReplicas", List.of());
+            Dyn.setIf(st, "setRemovingReplicas", List.of());
+            Dyn.setIf(st, "setIsNew", false);
+        }
+        Class<?> cpType = make.getParameterTypes()[make.getParameterCount() == 5 ? 2 : 1];
+        checkpoints = Mockito.mock(cpType, (org.mockito.stubbing.Answer<Object>) Cluster::defaults);
+        Object[] margs = make.getParameterCount() == 5
+                ? new Object[] {st, false, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty()}
+                : new Object[] {st, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty()};
         if (leader == b) {
             br.removeFetcher();
-            Dyn.call(br.partition, "makeLeader", st, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty());
+            Dyn.call(br.partition, "makeLeader", margs);
         } else {
-            boolean isNewEpoch = (boolean) Dyn.call(br.partition, "makeFollower", st, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty());
+            boolean isNewEpoch = (boolean) Dyn.call(br.partition, "makeFollower", margs);
             if (isNewEpoch) {
                 br.removeFetcher();
                 if (leader != 0) {
@@ -543,7 +567,7 @@ final class Cluster implements AutoCloseable {
         Object requestLocal = Dyn.hasStatic(rl, "noCaching", 0) ? Dyn.callStatic(rl, "noCaching") : Dyn.callStatic(rl, "NoCaching");
         Class<?> vg = Dyn.clsOrThrow("org.apache.kafka.storage.internals.log.VerificationGuard");
         Object sentinel = K.staticField(vg, "SENTINEL");
-        Dyn.call(br.partition, "appendRecordsToLeader", batch, client, -1, requestLocal, sentinel);
+        Dyn.callDefaults(br.partition, "appendRecordsToLeader", batch, client, -1, requestLocal, sentinel);
     }
 
     void followerSendFetch(int f) throws Exception {

@@ -53,6 +53,33 @@ final class Dyn {
         return invoke(c, null, name, args);
     }
 
+    /**
+     * Calls target.name with args followed by the Scala default values of the parameters it has
+     * beyond them (name$default$k), as a Scala caller that leaves them out does: a parameter
+     * with a default added in a later release (Partition.appendRecordsToLeader's
+     * transactionVersion, 4.2) gets Kafka's own default.
+     */
+    static Object callDefaults(Object target, String name, Object... args) {
+        for (Method m : target.getClass().getMethods()) {
+            if (!m.getName().equals(name) || m.getParameterCount() <= args.length) {
+                continue;
+            }
+            Object[] all = java.util.Arrays.copyOf(args, m.getParameterCount());
+            boolean ok = true;
+            for (int k = args.length; k < all.length && ok; k++) {
+                try {
+                    all[k] = target.getClass().getMethod(name + "$default$" + (k + 1)).invoke(target);
+                } catch (ReflectiveOperationException e) {
+                    ok = false;
+                }
+            }
+            if (ok) {
+                return call(target, name, all);
+            }
+        }
+        return call(target, name, args);
+    }
+
     /** Whether target has a public method name with n parameters. */
     static boolean has(Object target, String name, int n) {
         for (Method m : target.getClass().getMethods()) {
