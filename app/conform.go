@@ -163,6 +163,9 @@ func loadJob(path string, f *conformFlags) (*job, error) {
 		return nil, setupErr("%s has %d checks and the trace names none: give --check", specPath, len(spec.Checks))
 	}
 	cfg := specs.KafkaConfig(c.Config)
+	if t.Config != nil && f.check == "" && len(f.sets) == 0 {
+		cfg = *t.Config // a walk of kmc conform --walks: its own configuration
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, setupErr("%s, check %s: %v", specPath, c.Name, err)
 	}

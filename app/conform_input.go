@@ -76,6 +76,9 @@ type harnessStep struct {
 	Record       int            `json:"record,omitempty"`
 	ReplicaEpoch int            `json:"replicaEpoch,omitempty"`
 	Msg          map[string]any `json:"msg,omitempty"`
+	// DropResponse: the model drops the fetch response in flight to the broker in this step
+	// (a LeaderAndIsr that changes its leader or epoch: the partition leaves its fetcher).
+	DropResponse bool `json:"dropResponse,omitempty"`
 	Live         []int          `json:"live"`
 	BrokerEpochs map[string]int `json:"brokerEpochs"`
 }
@@ -147,6 +150,7 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 			}
 			st.Msg = map[string]any{"leader": recInt(m, "leader"), "leaderEpoch": recInt(m, "leaderEpoch"),
 				"partitionEpoch": recInt(m, "partitionEpoch"), "isr": brokerSet(rec(m, "isr"))}
+			st.DropResponse = findMsg(prev, "FetchResponse", 0, args[0]) != nil && findMsg(cur, "FetchResponse", 0, args[0]) == nil
 		case "LeaderHandleAlterPartitionResponse":
 			m := findMsg(prev, "AlterPartitionResponse", 0, args[0])
 			if m == nil {

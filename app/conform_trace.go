@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kmc/model"
 )
 
 // itfTrace is an ITF trace as kmc writes it: its metadata and states, each variable kept as
@@ -21,6 +23,9 @@ type itfTrace struct {
 	Check  string // #meta kmc::check
 	Vars   []string
 	States []map[string]any
+	// Config is the resolved configuration a trace written by kmc conform --walks carries
+	// (#meta kmc::config), nil for others.
+	Config *model.Config
 }
 
 // loadITF reads an ITF file. Errors name the file and what is wrong.
@@ -43,6 +48,14 @@ func loadITF(path string) (*itfTrace, error) {
 	t := &itfTrace{Path: path, Vars: raw.Vars, States: raw.States}
 	t.Source, _ = raw.Meta["source"].(string)
 	t.Check, _ = raw.Meta["kmc::check"].(string)
+	if c, ok := raw.Meta["kmc::config"]; ok {
+		b, _ := json.Marshal(c)
+		var cfg model.Config
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return nil, fmt.Errorf("%s: #meta kmc::config: %v", path, err)
+		}
+		t.Config = &cfg
+	}
 	return t, nil
 }
 

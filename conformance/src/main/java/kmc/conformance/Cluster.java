@@ -168,6 +168,9 @@ final class Cluster implements AutoCloseable {
         Object alterAnswer(InvocationOnMock inv) throws Throwable {
             if (inv.getMethod().getName().equals("submit")) {
                 alter = new Alter(inv.getArgument(1));
+                if (Events.debug) {
+                    Events.add("ALTER: broker " + id + " submits " + inv.getArgument(1) + " on " + Thread.currentThread().getName());
+                }
                 return alter.future;
             }
             return defaults(inv);
@@ -445,20 +448,24 @@ final class Cluster implements AutoCloseable {
 
         /** Runs one doWork() and waits until it sends a fetch (true) or ends without one (false). */
         boolean sendFetch() throws Exception {
-            sent[0] = new CountDownLatch(1);
+            CountDownLatch latch = new CountDownLatch(1);
+            sent[0] = latch;
             work = exec.submit(() -> {
-                Dyn.call(thread, "doWork");
+                try {
+                    Dyn.call(thread, "doWork");
+                } finally {
+                    latch.countDown(); // doWork ended (without a fetch, or after its response)
+                }
                 return null;
             });
-            while (true) {
-                if (sent[0].await(10, TimeUnit.MILLISECONDS)) {
-                    return true;
-                }
-                if (work.isDone()) {
-                    work.get();
-                    return false;
-                }
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the fetcher of broker " + broker.id + " neither fetched nor ended in 60 s");
             }
+            if (exchanges[broker.id] != null && !exchanges[broker.id].answered) {
+                return true;
+            }
+            work.get(60, TimeUnit.SECONDS);
+            return false;
         }
 
         /** Runs doWork() with no fetch sent: maybeTruncate alone. */
@@ -558,6 +565,26 @@ final class Cluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The model drops a fetch response in flight to broker b when a LeaderAndIsr changes b's
+     * leader or epoch (the partition leaves its fetcher; KAFKA-13207 drops a response for a
+     * partition no longer fetched). Kafka has no such step: the response reaches the fetcher
+     * thread, whose processFetchRequest checks decide. So the harness hands it over now, after
+     * the new partition state: a response read whole is delivered (Kafka's checks must ignore
+     * it for the states to agree); one still being read is cut (a disconnect).
+     */
+    void responseAfterLeaderChange(int b) throws Exception {
+        Exchange ex = exchanges[b];
+        if (ex == null || !ex.answered) {
+            return;
+        }
+        if (ex.readDone) {
+            deliver(b);
+        } else {
+            fail(b, new IOException("the response to broker " + b + " was cut while being read"));
+        }
+    }
+
     void leaderAppend(int l, int id) {
         Broker br = brokers[l];
         Object batch = K.batch(id, K.units(sizes, id), clock.milliseconds());
@@ -611,6 +638,7 @@ final class Cluster implements AutoCloseable {
             info = Dyn.call(lb.partition, "fetchRecords", params, pd, clock.milliseconds(), maxFetchBytes, true, true);
         } catch (Exception e) {
             ex.error = Errors.forException(e);
+            Events.add("FETCH: broker " + l + " answers broker " + f + "'s fetch with " + ex.error.name() + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
             if (ex.error == Errors.OFFSET_OUT_OF_RANGE) {
                 ex.leaderLogEnd = lb.logEnd();
             }
@@ -850,13 +878,17 @@ final class Cluster implements AutoCloseable {
             Object base = Dyn.callStatic(Dyn.clsOrThrow("kafka.api.LeaderAndIsr"), "apply", b, isr);
             v = Dyn.call(Dyn.call(base, "withLeaderEpoch", leaderEpoch), "withPartitionEpoch", partitionEpoch);
         } else {
-            v = Dyn.construct(lai, 5, (t, k) -> {
+            // LeaderAndIsr(leader, leaderEpoch, List<Integer> isr, LeaderRecoveryState, partitionEpoch)
+            v = Dyn.construct(lai, 5, k -> k.getParameterCount() == 5 && k.getParameterTypes()[2] == List.class, (t, k) -> {
                 if (t == int.class) return k == 0 ? b : (k == 1 ? leaderEpoch : partitionEpoch);
                 if (t == List.class) return isr;
                 return recovered;
             });
         }
-        a.future.complete(v);
+        boolean done = a.future.complete(v);
+        if (Events.debug) {
+            Events.add("ALTER: broker " + b + " gets " + v + " (completed " + done + ")");
+        }
     }
 
     // ---------------------------------------------------------------------------------------

@@ -120,6 +120,7 @@ final class Dyn {
         if (cands.isEmpty()) {
             throw new IllegalStateException(c.getName() + " has no method " + name + " with " + args.length + " parameters");
         }
+        cands.sort(java.util.Comparator.comparing(Dyn::sig)); // the same overload on every run
         RuntimeException last = null;
         for (Method m : cands) {
             Object[] conv;
@@ -257,7 +258,9 @@ final class Dyn {
 
     /** Sets target.name(value) when the method exists (fluent message setters); returns target. */
     static Object setIf(Object target, String name, Object value) {
-        for (Method m : target.getClass().getMethods()) {
+        List<Method> ms = new ArrayList<>(List.of(target.getClass().getMethods()));
+        ms.sort(java.util.Comparator.comparing(Dyn::sig));
+        for (Method m : ms) {
             if (m.getName().equals(name) && m.getParameterCount() == 1) {
                 try {
                     m.invoke(target, convert(value, m.getParameterTypes()[0]));
@@ -278,9 +281,22 @@ final class Dyn {
      * index among the parameters of that type.
      */
     static Object construct(Class<?> c, int n, Filler fill) {
+        return construct(c, n, k -> true, fill);
+    }
+
+    /**
+     * construct, among the constructors that ok accepts. Candidates are taken in the order of
+     * their signatures, so that the choice does not depend on the order reflection lists them.
+     */
+    static Object construct(Class<?> c, int n, java.util.function.Predicate<Constructor<?>> ok, Filler fill) {
         Constructor<?> best = null;
-        for (Constructor<?> k : c.getConstructors()) {
-            if ((n < 0 && (best == null || k.getParameterCount() > best.getParameterCount())) || k.getParameterCount() == n) {
+        List<Constructor<?>> ks = new ArrayList<>(List.of(c.getConstructors()));
+        ks.sort(java.util.Comparator.comparing(Dyn::sig));
+        for (Constructor<?> k : ks) {
+            if (!ok.test(k)) {
+                continue;
+            }
+            if ((n < 0 && (best == null || k.getParameterCount() > best.getParameterCount())) || (n >= 0 && best == null && k.getParameterCount() == n)) {
                 best = k;
             }
         }
@@ -299,7 +315,9 @@ final class Dyn {
     /** Calls the static method name of c with the most parameters, filled as construct does. */
     static Object callFilled(Class<?> c, Object target, String name, Filler fill) {
         Method best = null;
-        for (Method m : c.getMethods()) {
+        List<Method> ms = new ArrayList<>(List.of(c.getMethods()));
+        ms.sort(java.util.Comparator.comparing(Dyn::sig));
+        for (Method m : ms) {
             if (m.getName().equals(name) && (target != null || Modifier.isStatic(m.getModifiers()))
                     && (best == null || m.getParameterCount() > best.getParameterCount())) {
                 best = m;
@@ -338,7 +356,7 @@ final class Dyn {
         StringBuilder b = new StringBuilder(e.getName()).append('(');
         for (Class<?> t : e.getParameterTypes()) {
             if (b.charAt(b.length() - 1) != '(') b.append(", ");
-            b.append(t.getSimpleName());
+            b.append(t.getName());
         }
         return b.append(')').toString();
     }

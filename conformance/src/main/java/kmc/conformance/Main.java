@@ -120,8 +120,13 @@ public final class Main {
             case "NetworkReadRecord" -> c.networkRead(x.get(0), x.get(1), false);
             case "NetworkReadGarbage" -> c.networkRead(x.get(0), x.get(1), true);
             case "FollowerHandleFetchResponse" -> c.followerHandleFetchResponse(x.get(0));
-            case "BrokerHandleLeaderAndIsr" -> c.applyPartitionState(x.get(0), Json.i(msg, "leader", 0), Json.i(msg, "leaderEpoch", 0),
-                    Json.i(msg, "partitionEpoch", 0), Json.ints(msg.get("isr")));
+            case "BrokerHandleLeaderAndIsr" -> {
+                c.applyPartitionState(x.get(0), Json.i(msg, "leader", 0), Json.i(msg, "leaderEpoch", 0),
+                        Json.i(msg, "partitionEpoch", 0), Json.ints(msg.get("isr")));
+                if (Boolean.TRUE.equals(s.get("dropResponse"))) {
+                    c.responseAfterLeaderChange(x.get(0));
+                }
+            }
             case "LeaderShrinkISR" -> c.leaderShrinkIsr(x.get(0), x.get(1));
             case "ControllerHandleAlterPartition" -> {
                 Cluster.Alter al = c.brokers[x.get(x.size() - 1)].alter;
