@@ -57,6 +57,7 @@ type conformFlags struct {
 	kafka, spec, check, harness, out string
 	sets                             []string
 	walks                            int
+	firstWalk                        int64
 	seed                             uint64
 	depth                            int
 	verbose                          bool
@@ -74,6 +75,7 @@ func Conform(args []string, stdout, stderr io.Writer) int {
 	fs.StringArrayVar(&f.sets, "set", nil, "override a constant or fault budget, `key=value`, as for kmc check; repeatable")
 	fs.StringVar(&f.harness, "harness", "", "the harness's Maven module `DIR` (default: conformance/ in the working folder or a parent)")
 	fs.IntVar(&f.walks, "walks", 0, "replay `N` random walks of the spec's check instead of trace files (differential testing)")
+	fs.Int64Var(&f.firstWalk, "first-walk", 0, "with --walks, number the walks from `K`: --first-walk K --walks 1 replays walk K alone")
 	fs.Uint64Var(&f.seed, "seed", 1, "with --walks, the random seed `S`: walk k is drawn from (S, k) alone")
 	fs.IntVar(&f.depth, "depth", 60, "with --walks, end each walk after `D` states")
 	fs.StringVar(&f.out, "out", "", "with --walks, write each walk that differs as DIR/walk-K.itf.json, for kmc conform to replay alone")
@@ -276,6 +278,7 @@ type result struct {
 	events     []string
 	harnessErr string
 	stack      string
+	reason     *reason // the known reason for the difference, if any
 	realSteps  int
 	modelSteps map[string]int
 }
@@ -307,6 +310,8 @@ func compareJob(j *job, lines []observed, kafka string) result {
 		if len(d) > 0 {
 			r.diffState, r.diffs, r.events = o.State, d, o.Events
 			r.diffAction = itfStr(j.trace.States[o.State]["mbt::actionTaken"])
+			name, _, _ := parseAction(r.diffAction)
+			r.reason = classify(name, d, &o, j.trace.States[o.State])
 			return r
 		}
 		r.agreed++
@@ -340,6 +345,13 @@ func printResult(w io.Writer, j *job, r result, verbose bool, kafka string) {
 		fmt.Fprintf(w, "State %d, %s: %s differs from the model (states 0-%d agree):\n", r.diffState, r.diffAction, kafka, r.diffState-1)
 		for _, d := range r.diffs {
 			fmt.Fprintf(w, "  %s\n", d)
+		}
+		if r.reason != nil {
+			kind := "a documented abstraction"
+			if r.reason.Defect {
+				kind = "a known model defect"
+			}
+			fmt.Fprintf(w, "This is %s (%s): %s.\n", kind, r.reason.Name, r.reason.Doc)
 		}
 	default:
 		fmt.Fprintf(w, "All %d states agree: %d steps ran on %s's classes%s.\n", r.agreed, r.realSteps, kafka, model)

@@ -151,7 +151,11 @@ func compareState(s map[string]any, o *observed, brokers int, kafka string) []st
 		num("leaderEpoch", "leader epoch", k.LeaderEpoch)
 		num("partitionEpoch", "partition epoch", k.PartitionEpoch)
 		str("fetchState", "fetch state", k.FetchState)
-		num("lastFetchedEpoch", "lastFetchedEpoch", k.LastFetchedEpoch)
+		if fs := itfStr(brokerVar(s, "fetchState", b)); fs == "fetching" || fs == "truncating" {
+			// A failed or idle partition has no fetch state in Kafka (it left its fetcher);
+			// the model keeps its last value, unused until the next LeaderAndIsr resets it.
+			num("lastFetchedEpoch", "lastFetchedEpoch", k.LastFetchedEpoch)
+		}
 		if k.Role == "leader" && itfStr(brokerVar(s, "role", b)) == "leader" {
 			ls := brokerVar(s, "leaderState", b)
 			if want := brokerSet(rec(ls, "isr")); !sameInts(want, k.ISR) {

@@ -78,7 +78,7 @@ type harnessStep struct {
 	Msg          map[string]any `json:"msg,omitempty"`
 	// DropResponse: the model drops the fetch response in flight to the broker in this step
 	// (a LeaderAndIsr that changes its leader or epoch: the partition leaves its fetcher).
-	DropResponse bool `json:"dropResponse,omitempty"`
+	DropResponse bool           `json:"dropResponse,omitempty"`
 	Live         []int          `json:"live"`
 	BrokerEpochs map[string]int `json:"brokerEpochs"`
 }

@@ -110,60 +110,143 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// run runs the harness on in and returns its output lines by trace. stderr gets the JVM's
-// own error output.
+// run runs the harness on in and returns its output lines by trace.
 func (h *harness) run(in harnessInput, stderr io.Writer) ([][]observed, error) {
-	tmp, err := os.MkdirTemp("", "kmc-conform-")
+	res := make([][]observed, len(in.Traces))
+	k := 0
+	err := h.stream(func() (*harnessTrace, bool) {
+		if k == len(in.Traces) {
+			return nil, false
+		}
+		k++
+		return &in.Traces[k-1], true
+	}, func(i int, lines []observed) error {
+		if i >= len(res) {
+			return fmt.Errorf("harness output: trace %d out of range", i)
+		}
+		res[i] = lines
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return res, nil
+}
+
+// stream runs the harness in one JVM on the traces next gives, one JSON line each on its
+// standard input, and hands done each trace's output lines as they come, in order. next is
+// called from another goroutine.
+func (h *harness) stream(next func() (*harnessTrace, bool), done func(i int, lines []observed) error) error {
+	tmp, err := os.MkdirTemp(scratchDir(), "kmc-conform-")
+	if err != nil {
+		return err
 	}
 	defer os.RemoveAll(tmp)
-	inPath, outPath := filepath.Join(tmp, "input.json"), filepath.Join(tmp, "output.jsonl")
-	data, err := json.Marshal(in)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(inPath, data, 0o600); err != nil {
-		return nil, err
-	}
-	if keep := os.Getenv("KMC_CONFORM_INPUT"); keep != "" {
-		// For debugging the harness: a copy of its input, to run it alone.
-		if err := os.WriteFile(keep, data, 0o600); err != nil {
-			return nil, err
-		}
-	}
 	cmd := exec.Command("java", "-XX:+EnableDynamicAgentLoading", "-Xshare:off",
 		"-Djava.io.tmpdir="+tmp, "-cp", h.classes+string(os.PathListSeparator)+h.classpath,
-		"kmc.conformance.Main", inPath, outPath)
-	var errOut strings.Builder
-	cmd.Stdout = &errOut
-	cmd.Stderr = &errOut
-	runErr := cmd.Run()
-	f, err := os.Open(outPath)
+		"kmc.conformance.Main", "--stream")
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("the harness wrote no output (java: %v): %s", runErr, tail(errOut.String()))
+		return err
 	}
-	defer f.Close()
-	res := make([][]observed, len(in.Traces))
-	sc := bufio.NewScanner(f)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting java: %w", err)
+	}
+	keep := os.Getenv("KMC_CONFORM_INPUT") // for debugging the harness: a copy of its input
+	var keepFile *os.File
+	if keep != "" {
+		if keepFile, err = os.Create(keep); err != nil {
+			return err
+		}
+		defer keepFile.Close()
+		fmt.Fprint(keepFile, `{"traces":[`)
+	}
+	writeErr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(stdin)
+		var err error
+		for n := 0; err == nil; n++ {
+			t, ok := next()
+			if !ok {
+				break
+			}
+			var data []byte
+			if data, err = json.Marshal(t); err != nil {
+				break
+			}
+			if keepFile != nil {
+				if n > 0 {
+					keepFile.WriteString(",")
+				}
+				keepFile.Write(data)
+			}
+			if _, err = w.Write(append(data, '\n')); err == nil {
+				err = w.Flush()
+			}
+		}
+		if keepFile != nil {
+			keepFile.WriteString("]}")
+		}
+		stdin.Close()
+		writeErr <- err
+	}()
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var lines []observed
+	var firstErr error
 	for sc.Scan() {
 		var o observed
 		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-			return nil, fmt.Errorf("harness output: %v", err)
+			firstErr = fmt.Errorf("harness output: %v", err)
+			break
 		}
-		if o.Trace < 0 || o.Trace >= len(res) {
-			return nil, fmt.Errorf("harness output: trace %d out of range", o.Trace)
+		if !o.End {
+			lines = append(lines, o)
+			continue
 		}
-		res[o.Trace] = append(res[o.Trace], o)
+		if err := done(o.Trace, lines); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		lines = nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	if firstErr != nil {
+		cmd.Process.Kill()
+	}
+	io.Copy(io.Discard, stdout)
+	runErr := cmd.Wait()
+	if err := <-writeErr; err != nil && firstErr == nil && runErr == nil {
+		firstErr = fmt.Errorf("writing to the harness: %w", err)
+	}
+	if firstErr != nil {
+		return firstErr
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("the harness failed (java: %v): %s", runErr, tail(errOut.String()))
+		return fmt.Errorf("the harness failed (java: %v): %s", runErr, tail(errOut.String()))
 	}
-	return res, nil
+	return nil
+}
+
+// scratchDir is where the harness's folders go: $KMC_CONFORM_TMP, else /dev/shm where it is a
+// writable folder (the brokers' logs and checkpoints are fsynced on every epoch-cache change;
+// in memory that costs nothing), else the system's temporary folder.
+func scratchDir() string {
+	if d := os.Getenv("KMC_CONFORM_TMP"); d != "" {
+		return d
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", ".kmc-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return ""
 }
 
 // tail is the last lines of s, for an error message.

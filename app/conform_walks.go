@@ -166,53 +166,83 @@ func conformWalks(f *conformFlags, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Replaying %d random walks of at most %d states (%s, profile %s, seed %d) on %s's classes.\n",
 		f.walks, f.depth, label, cfg.Version, f.seed, kafka)
 	start := time.Now()
-	const batch = 100
 	var diffs []walkDiff
-	var steps, realSteps int64
+	var steps, realSteps, agreedSteps int64
 	var harnessFails int
-	for first := int64(0); first < int64(f.walks); first += batch {
-		n := min(int64(f.walks)-first, batch)
-		var jobs []*job
-		var in harnessInput
-		for k := first; k < first+n; k++ {
-			t := &itfTrace{Path: "walk " + strconv.FormatInt(k, 10), Source: f.spec, Check: f.check, States: walk(m, f.seed, k, f.depth)}
-			hi, unmapped, err := buildInput(t, cfg, t.Path)
-			if err != nil {
-				return report(stderr, fmt.Errorf("walk %d: %v", k, err))
-			}
-			if len(unmapped) > 0 {
-				return report(stderr, setupErr("walk %d: the harness cannot map these actions: %s (choose a configuration without them)", k, strings.Join(unmapped, "; ")))
-			}
-			jobs = append(jobs, &job{path: t.Path, trace: t, cfg: cfg, input: hi})
-			in.Traces = append(in.Traces, hi)
+	known := map[string][]walkDiff{}
+	// Walks are made as the harness takes them and dropped once compared: a queue of the jobs
+	// sent and not yet answered, in order.
+	queue := make(chan *job, 64)
+	var genErr error
+	next := f.firstWalk
+	gen := func() (*harnessTrace, bool) {
+		if next >= f.firstWalk+int64(f.walks) || genErr != nil {
+			close(queue)
+			return nil, false
 		}
-		res, err := h.run(in, stderr)
-		if err != nil && res == nil {
-			return report(stderr, err)
+		k := next
+		next++
+		t := &itfTrace{Path: "walk " + strconv.FormatInt(k, 10), Source: f.spec, Check: f.check, States: walk(m, f.seed, k, f.depth)}
+		hi, unmapped, err := buildInput(t, cfg, t.Path)
+		if err == nil && len(unmapped) > 0 {
+			err = setupErr("walk %d: the harness cannot map these actions: %s (choose a configuration without them)", k, strings.Join(unmapped, "; "))
 		}
-		for i, j := range jobs {
-			r := compareJob(j, res[i], kafka)
-			steps += int64(len(j.trace.States) - 1)
-			realSteps += int64(r.realSteps)
-			k := first + int64(i)
-			switch {
-			case r.harnessErr != "":
-				harnessFails++
-				fmt.Fprintf(stdout, "walk %d: the harness failed: %s\n", k, r.harnessErr)
-			case r.diffState >= 0:
-				name, _, _ := parseAction(r.diffAction)
-				d := walkDiff{walk: k, state: r.diffState, action: r.diffAction, first: r.diffs[0], kind: name + ": " + subject(r.diffs[0])}
-				if f.out != "" {
-					d.path = filepath.Join(f.out, fmt.Sprintf("walk-%d.itf.json", k))
-					if err := writeWalk(d.path, m, cfg, f, j.trace.States); err != nil {
-						return report(stderr, err)
-					}
-				}
-				diffs = append(diffs, d)
-			}
+		if err != nil {
+			genErr = err
+			close(queue)
+			return nil, false
 		}
+		j := &job{path: t.Path, trace: t, cfg: cfg, input: hi}
+		queue <- j
+		return &j.input, true
 	}
-	printWalkSummary(stdout, f, kafka, diffs, steps, realSteps, harnessFails, time.Since(start))
+	err = h.stream(gen, func(i int, lines []observed) error {
+		j, ok := <-queue
+		if !ok {
+			return fmt.Errorf("harness output for a walk not sent (%d)", i)
+		}
+		k := f.firstWalk + int64(i)
+		r := compareJob(j, lines, kafka)
+		steps += int64(len(j.trace.States) - 1)
+		realSteps += int64(r.realSteps)
+		agreedSteps += int64(max(r.agreed-1, 0))
+		switch {
+		case r.reason != nil:
+			known[r.reason.Name] = append(known[r.reason.Name], walkDiff{walk: k, state: r.diffState, action: r.diffAction, first: r.diffs[0]})
+		case r.harnessErr != "":
+			harnessFails++
+			fmt.Fprintf(stdout, "walk %d: the harness failed: %s\n", k, r.harnessErr)
+		case r.diffState >= 0:
+			name, _, _ := parseAction(r.diffAction)
+			d := walkDiff{walk: k, state: r.diffState, action: r.diffAction, first: r.diffs[0], kind: name + ": " + subject(r.diffs[0])}
+			if f.out != "" {
+				d.path = filepath.Join(f.out, fmt.Sprintf("walk-%d.itf.json", k))
+				if err := writeWalk(d.path, m, cfg, f, j.trace.States); err != nil {
+					return err
+				}
+			}
+			diffs = append(diffs, d)
+		}
+		return nil
+	})
+	if genErr != nil {
+		return report(stderr, genErr)
+	}
+	if err != nil {
+		return report(stderr, err)
+	}
+	printWalkSummary(stdout, f, kafka, diffs, steps, realSteps, agreedSteps, harnessFails, time.Since(start))
+	for _, rs := range conformReasons {
+		g := known[rs.Name]
+		if len(g) == 0 {
+			continue
+		}
+		kind := "documented abstraction"
+		if rs.Defect {
+			kind = "known model defect"
+		}
+		fmt.Fprintf(stdout, "  %d walks end at the %s %s; first: walk %d, state %d, %s: %s\n", len(g), kind, rs.Name, g[0].walk, g[0].state, g[0].action, g[0].first)
+	}
 	switch {
 	case harnessFails > 0:
 		return ConformInternal
@@ -237,9 +267,9 @@ func subject(d string) string {
 	return d
 }
 
-func printWalkSummary(w io.Writer, f *conformFlags, kafka string, diffs []walkDiff, steps, realSteps int64, fails int, took time.Duration) {
-	fmt.Fprintf(w, "%d walks, %d steps (%d on %s's classes), %d walks differ, %d harness failures; %s.\n",
-		f.walks, steps, realSteps, kafka, len(diffs), fails, took.Round(time.Second))
+func printWalkSummary(w io.Writer, f *conformFlags, kafka string, diffs []walkDiff, steps, realSteps, agreed int64, fails int, took time.Duration) {
+	fmt.Fprintf(w, "%d walks, %d steps (%d on %s's classes), %d steps agree before a walk's first difference; %d walks differ unexplained, %d harness failures; %s.\n",
+		f.walks, steps, realSteps, kafka, agreed, len(diffs), fails, took.Round(time.Second))
 	groups := map[string][]walkDiff{}
 	var kinds []string
 	for _, d := range diffs {

@@ -41,6 +41,8 @@ import org.mockito.invocation.InvocationOnMock;
  */
 final class Cluster implements AutoCloseable {
     static final TopicPartition TP = new TopicPartition("kmc", 0);
+    /** replica.lag.time.max.ms, Kafka's default (30 s). */
+    static final long LAG_MAX_MS = 30_000L;
 
     final int n;
     final int minIsr;
@@ -113,7 +115,7 @@ final class Cluster implements AutoCloseable {
             Class<?> pc = Dyn.clsOrThrow("kafka.cluster.Partition");
             Object p = Dyn.construct(pc, -1, (t, k) -> {
                 if (t == TopicPartition.class) return TP;
-                if (t == long.class) return 30_000L; // replica.lag.time.max.ms (Kafka's default)
+                if (t == long.class) return LAG_MAX_MS;
                 if (t == int.class) return id;
                 if (t == scala.Function0.class) return (scala.Function0<Object>) () -> brokerEpochs.getOrDefault(id, 1L);
                 if (t == org.apache.kafka.common.utils.Time.class) return clock;
@@ -468,10 +470,18 @@ final class Cluster implements AutoCloseable {
             return false;
         }
 
-        /** Runs doWork() with no fetch sent: maybeTruncate alone. */
+        /**
+         * Runs doWork() with no fetch sent: maybeTruncate alone. When the fetcher's thread is
+         * blocked in a fetch still in flight, this runs on the caller's thread (Kafka would
+         * truncate once that fetch returns; the model truncates at the LeaderAndIsr).
+         */
         void truncateOnly() throws Exception {
             suppress = true;
             try {
+                if (work != null && !work.isDone()) {
+                    Dyn.call(thread, "doWork");
+                    return;
+                }
                 sent[0] = new CountDownLatch(1);
                 exec.submit(() -> {
                     Dyn.call(thread, "doWork");
@@ -492,6 +502,8 @@ final class Cluster implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------
     // Steps
+
+    private Object checkpointsMock; // the high-watermark checkpoints makeLeader/makeFollower get: unused, the log exists
 
     /** Applies partition state (leader, epochs, ISR) on broker b as KRaft's ReplicaManager.applyDelta does. */
     void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr) throws Exception {
@@ -540,7 +552,10 @@ final class Cluster implements AutoCloseable {
             Dyn.setIf(st, "setIsNew", false);
         }
         Class<?> cpType = make.getParameterTypes()[make.getParameterCount() == 5 ? 2 : 1];
-        checkpoints = Mockito.mock(cpType, (org.mockito.stubbing.Answer<Object>) Cluster::defaults);
+        if (checkpointsMock == null) {
+            checkpointsMock = Mockito.mock(cpType, (org.mockito.stubbing.Answer<Object>) Cluster::defaults);
+        }
+        checkpoints = checkpointsMock;
         Object[] margs = make.getParameterCount() == 5
                 ? new Object[] {st, false, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty()}
                 : new Object[] {st, checkpoints, scala.Option.apply(K.TOPIC_ID), scala.Option.empty()};
@@ -743,14 +758,15 @@ final class Cluster implements AutoCloseable {
     static final class Sink {
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
 
+        static final Class<?> TC = Dyn.clsOrThrow("org.apache.kafka.common.network.TransferableChannel");
+
         Object proxy() {
-            Class<?> tc = Dyn.clsOrThrow("org.apache.kafka.common.network.TransferableChannel");
-            return Mockito.mock(tc, inv -> {
-                switch (inv.getMethod().getName()) {
+            return java.lang.reflect.Proxy.newProxyInstance(TC.getClassLoader(), new Class<?>[] {TC}, (p, m, a) -> {
+                switch (m.getName()) {
                     case "transferFrom": {
-                        FileChannel ch = inv.getArgument(0);
-                        long pos = inv.getArgument(1);
-                        long count = inv.getArgument(2);
+                        FileChannel ch = (FileChannel) a[0];
+                        long pos = (long) a[1];
+                        long count = (long) a[2];
                         ByteBuffer buf = ByteBuffer.allocate((int) count);
                         while (buf.hasRemaining()) {
                             int r = ch.read(buf, pos + buf.position());
@@ -760,30 +776,29 @@ final class Cluster implements AutoCloseable {
                         return (long) buf.position();
                     }
                     case "write": {
-                        Object a = inv.getArgument(0);
-                        if (a instanceof ByteBuffer bb) {
-                            int k = bb.remaining();
-                            byte[] x = new byte[k];
-                            bb.get(x);
-                            bytes.write(x);
-                            return k;
-                        }
                         long total = 0;
-                        for (ByteBuffer bb : (ByteBuffer[]) a) {
+                        ByteBuffer[] bbs = a[0] instanceof ByteBuffer one ? new ByteBuffer[] {one} : (ByteBuffer[]) a[0];
+                        for (ByteBuffer bb : bbs) {
                             int k = bb.remaining();
                             byte[] x = new byte[k];
                             bb.get(x);
                             bytes.write(x);
                             total += k;
                         }
-                        return total;
+                        return m.getReturnType() == int.class ? (Object) (int) total : (Object) total;
                     }
                     case "isOpen":
                         return true;
                     case "hasPendingWrites":
                         return false;
+                    case "hashCode":
+                        return System.identityHashCode(p);
+                    case "equals":
+                        return p == a[0];
+                    case "toString":
+                        return "Sink";
                     default:
-                        return defaults(inv);
+                        return null;
                 }
             });
         }
@@ -848,7 +863,7 @@ final class Cluster implements AutoCloseable {
         if (rep != null) {
             Object snap = Dyn.call(rep, "stateSnapshot");
             long caught = (long) Dyn.call(snap, "lastCaughtUpTimeMs");
-            long need = caught + 30_000L + 1 - clock.milliseconds();
+            long need = caught + LAG_MAX_MS + 1 - clock.milliseconds();
             if (need > 0) {
                 clock.advance(need);
             }

@@ -82,12 +82,7 @@ final class Dyn {
 
     /** Whether target has a public method name with n parameters. */
     static boolean has(Object target, String name, int n) {
-        for (Method m : target.getClass().getMethods()) {
-            if (m.getName().equals(name) && m.getParameterCount() == n) {
-                return true;
-            }
-        }
-        return false;
+        return !candidates(target.getClass(), name, n, false).isEmpty();
     }
 
     /** Whether class c has a public static method name with n parameters. */
@@ -109,18 +104,29 @@ final class Dyn {
         }
     }
 
-    private static Object invoke(Class<?> c, Object target, String name, Object[] args) {
-        List<Method> cands = new ArrayList<>();
-        for (Method m : c.getMethods()) {
-            if (m.getName().equals(name) && m.getParameterCount() == args.length
-                    && (target != null || Modifier.isStatic(m.getModifiers()))) {
-                cands.add(m);
+    /** Methods by class, name, parameter count and staticness, sorted by signature. */
+    private static final java.util.concurrent.ConcurrentHashMap<String, List<Method>> methods = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static List<Method> candidates(Class<?> c, String name, int n, boolean statics) {
+        String key = c.getName() + "#" + name + "#" + n + "#" + statics;
+        return methods.computeIfAbsent(key, x -> {
+            List<Method> cands = new ArrayList<>();
+            for (Method m : c.getMethods()) {
+                if (m.getName().equals(name) && m.getParameterCount() == n && (!statics || Modifier.isStatic(m.getModifiers()))) {
+                    m.setAccessible(true);
+                    cands.add(m);
+                }
             }
-        }
+            cands.sort(java.util.Comparator.comparing(Dyn::sig)); // the same overload on every run
+            return cands;
+        });
+    }
+
+    private static Object invoke(Class<?> c, Object target, String name, Object[] args) {
+        List<Method> cands = candidates(c, name, args.length, target == null);
         if (cands.isEmpty()) {
             throw new IllegalStateException(c.getName() + " has no method " + name + " with " + args.length + " parameters");
         }
-        cands.sort(java.util.Comparator.comparing(Dyn::sig)); // the same overload on every run
         RuntimeException last = null;
         for (Method m : cands) {
             Object[] conv;
@@ -131,7 +137,6 @@ final class Dyn {
                 continue;
             }
             try {
-                m.setAccessible(true);
                 return m.invoke(target, conv);
             } catch (InvocationTargetException e) {
                 throw sneaky(e.getCause());

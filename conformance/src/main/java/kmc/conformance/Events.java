@@ -12,17 +12,36 @@ import org.slf4j.helpers.MessageFormatter;
 public final class Events {
     private Events() {}
 
-    private static final List<String> lines = new ArrayList<>();
+    /**
+     * The lines of the trace the current thread works for: set by the thread that runs a trace
+     * and inherited by the fetcher threads it starts, so that traces run side by side keep
+     * their own lines.
+     */
+    private static final InheritableThreadLocal<List<String>> lines = new InheritableThreadLocal<>();
     static volatile boolean debug = System.getenv("KMC_CONFORM_DEBUG") != null;
 
-    static synchronized void add(String s) {
-        lines.add(s);
+    /** Starts the current thread's (and its future children's) list of lines. */
+    static void begin() {
+        lines.set(java.util.Collections.synchronizedList(new ArrayList<>()));
     }
 
-    static synchronized List<String> drain() {
-        List<String> out = new ArrayList<>(lines);
-        lines.clear();
-        return out;
+    static void add(String s) {
+        List<String> l = lines.get();
+        if (l != null) {
+            l.add(s);
+        }
+    }
+
+    static List<String> drain() {
+        List<String> l = lines.get();
+        if (l == null) {
+            return new ArrayList<>();
+        }
+        synchronized (l) {
+            List<String> out = new ArrayList<>(l);
+            l.clear();
+            return out;
+        }
     }
 
     public static Logger logger(String name) {

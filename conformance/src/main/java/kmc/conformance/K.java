@@ -53,10 +53,15 @@ final class K {
     /** A batch of one record with id, of exactly units * UNIT bytes. */
     static Object batch(int id, int units, long timestamp) {
         int target = units * UNIT;
+        Integer known = valueLength.get(target);
+        if (known != null) {
+            return build(id, known, timestamp);
+        }
         for (int len = 4; len < target; len++) {
             Object r = build(id, len, timestamp);
             int size = (int) Dyn.call(r, "sizeInBytes");
             if (size == target) {
+                valueLength.put(target, len);
                 return r;
             }
             if (size > target) {
@@ -65,6 +70,9 @@ final class K {
         }
         throw new IllegalStateException("no value length makes a " + target + "-byte batch");
     }
+
+    /** The value length that makes a batch of a given size (it depends on neither id, offset nor epoch). */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, Integer> valueLength = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static Object build(int id, int len, long timestamp) {
         ByteBuffer v = ByteBuffer.allocate(len);

@@ -35,24 +35,91 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class Main {
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--stream")) {
+            stream();
+            System.exit(0);
+        }
         if (args.length != 2) {
-            System.err.println("usage: kmc.conformance.Main INPUT.json OUTPUT.jsonl");
+            System.err.println("usage: kmc.conformance.Main INPUT.json OUTPUT.jsonl, or kmc.conformance.Main --stream");
             System.exit(2);
         }
         Map<String, Object> in = Json.obj(Json.parse(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)));
+        List<Object> traces = Json.arr(in.get("traces"));
         try (BufferedWriter out = Files.newBufferedWriter(Path.of(args[1]), StandardCharsets.UTF_8)) {
-            int t = 0;
-            for (Object tr : Json.arr(in.get("traces"))) {
-                runTrace(t++, Json.obj(tr), out);
-                out.flush();
-            }
+            run(traces.iterator(), out);
         }
         System.exit(0);
     }
 
+    /**
+     * The streaming form, for kmc conform: one trace per line on standard input (the object a
+     * trace is in INPUT's "traces"), its lines on standard output as the file form writes them,
+     * traces in the order they came.
+     */
+    static void stream() throws Exception {
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        java.util.Iterator<Object> it = new java.util.Iterator<>() {
+            String next;
+
+            public boolean hasNext() {
+                if (next == null) {
+                    try {
+                        next = in.readLine();
+                        while (next != null && next.isBlank()) next = in.readLine();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                return next != null;
+            }
+
+            public Object next() {
+                hasNext();
+                String l = next;
+                next = null;
+                return Json.parse(l);
+            }
+        };
+        BufferedWriter out = new BufferedWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+        run(it, out);
+        out.flush();
+    }
+
+    /**
+     * Runs traces side by side (each has its own folder, brokers and threads) and writes their
+     * lines in trace order.
+     */
+    static void run(java.util.Iterator<Object> traces, BufferedWriter out) throws Exception {
+        int threads = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(),
+                Integer.parseInt(System.getenv().getOrDefault("KMC_CONFORM_THREADS", "2"))));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        java.util.ArrayDeque<java.util.concurrent.Future<String>> pending = new java.util.ArrayDeque<>();
+        int t = 0;
+        while (traces.hasNext()) {
+            int idx = t++;
+            Map<String, Object> tr = Json.obj(traces.next());
+            pending.add(pool.submit(() -> {
+                StringWriter sw = new StringWriter();
+                try (BufferedWriter w = new BufferedWriter(sw)) {
+                    runTrace(idx, tr, w);
+                }
+                return sw.toString();
+            }));
+            while (pending.size() > 2 * threads || (!pending.isEmpty() && pending.peek().isDone())) {
+                out.write(pending.poll().get());
+                out.flush();
+            }
+        }
+        while (!pending.isEmpty()) {
+            out.write(pending.poll().get());
+            out.flush();
+        }
+        pool.shutdownNow();
+    }
+
     static void runTrace(int t, Map<String, Object> tr, BufferedWriter out) throws IOException {
         Path dir = Files.createTempDirectory("kmc-conform-");
-        Events.drain();
+        Events.begin();
         Cluster c = null;
         int state = 0;
         try {
@@ -69,7 +136,9 @@ public final class Main {
                 Map<String, Object> s = Json.obj(o);
                 state = Json.i(s, "state", 0);
                 controller(c, s);
-                c.clock.advance(1);
+                // Every step takes longer than replica.lag.time.max.ms: the model abstracts time away, and
+                // this timing makes a follower count as caught up only in the step it reaches the log end.
+                c.clock.advance(Cluster.LAG_MAX_MS + 1);
                 step(c, s);
                 write(out, t, state, c, null);
             }
