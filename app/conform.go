@@ -28,7 +28,7 @@ const (
 )
 
 // ConformSynopsis is the command line kmc help conform shows.
-const ConformSynopsis = "kmc conform TRACE.itf.json... [--kafka VERSION] [--spec SPEC] [--check NAME] [--set key=value]...\n  kmc conform --walks N --spec SPEC --check NAME [--seed S] [--depth D] [--kafka VERSION] [--out DIR]"
+const ConformSynopsis = "kmc conform TRACE.itf.json... [--kafka VERSION] [--spec SPEC] [--check NAME] [--set key=value]...\n  kmc conform --walks N --spec SPEC --check NAME --kafka VERSION [--seed S] [--depth D] [--set key=value]... [--out DIR]\n  kmc conform --suite FILE"
 
 const conformExamples = `  kmc check specs/kafka-18723.toml --check buggy --out out
   kmc conform out/buggy/trace.itf.json --kafka 3.9.0
@@ -58,6 +58,7 @@ type conformFlags struct {
 	sets                             []string
 	walks                            int
 	firstWalk                        int64
+	suite                            string
 	seed                             uint64
 	depth                            int
 	verbose                          bool
@@ -74,6 +75,7 @@ func Conform(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.check, "check", "", "the spec's check `NAME` (default: the trace's kmc::check)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a constant or fault budget, `key=value`, as for kmc check; repeatable")
 	fs.StringVar(&f.harness, "harness", "", "the harness's Maven module `DIR` (default: conformance/ in the working folder or a parent)")
+	fs.StringVar(&f.suite, "suite", "", "run the conformance table `FILE` (rows TRACE | RELEASES | agree or differs ACTION; see conformance/suite.txt); exit 1 when a row does not turn out as it says")
 	fs.IntVar(&f.walks, "walks", 0, "replay `N` random walks of the spec's check instead of trace files (differential testing)")
 	fs.Int64Var(&f.firstWalk, "first-walk", 0, "with --walks, number the walks from `K`: --first-walk K --walks 1 replays walk K alone")
 	fs.Uint64Var(&f.seed, "seed", 1, "with --walks, the random seed `S`: walk k is drawn from (S, k) alone")
@@ -92,6 +94,12 @@ func Conform(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "kmc: conform: %v\nhint: run 'kmc help conform' for usage\n", err)
 		return ConformUsage
+	}
+	if f.suite != "" {
+		if fs.NArg() != 0 || f.walks > 0 {
+			return usage(stderr, "--suite takes no trace files and no --walks")
+		}
+		return conformSuite(f.suite, &f, stdout, stderr)
 	}
 	if f.walks > 0 {
 		if fs.NArg() != 0 {
