@@ -888,10 +888,9 @@ final class Cluster implements AutoCloseable {
         Class<?> lrs = Dyn.clsOrThrow("org.apache.kafka.metadata.LeaderRecoveryState");
         Object recovered = K.staticField(lrs, "RECOVERED");
         Object v;
-        if (Dyn.has(a.leaderAndIsr, "isrWithBrokerEpoch", 0) && lai.getName().startsWith("kafka.api")) {
-            // Scala LeaderAndIsr (3.9): (leader, leaderEpoch, recoveryState, isrWithBrokerEpoch, partitionEpoch)
-            Object base = Dyn.callStatic(Dyn.clsOrThrow("kafka.api.LeaderAndIsr"), "apply", b, isr);
-            v = Dyn.call(Dyn.call(base, "withLeaderEpoch", leaderEpoch), "withPartitionEpoch", partitionEpoch);
+        if (lai.getName().startsWith("kafka.api")) {
+            // Scala LeaderAndIsr (3.9): LeaderAndIsr.apply(leader, leaderEpoch, isr, recoveryState, partitionEpoch)
+            v = Dyn.callStatic(lai, "apply", b, leaderEpoch, isr, recovered, partitionEpoch);
         } else {
             // LeaderAndIsr(leader, leaderEpoch, List<Integer> isr, LeaderRecoveryState, partitionEpoch)
             v = Dyn.construct(lai, 5, k -> k.getParameterCount() == 5 && k.getParameterTypes()[2] == List.class, (t, k) -> {

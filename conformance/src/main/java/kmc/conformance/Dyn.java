@@ -194,6 +194,9 @@ final class Dyn {
         if (scala.collection.Set.class.isAssignableFrom(t) && v instanceof Set<?> s) {
             return scala.jdk.javaapi.CollectionConverters.asScala((Set<Object>) s);
         }
+        if (t == scala.collection.immutable.List.class && v instanceof List<?> l) {
+            return scala.jdk.javaapi.CollectionConverters.asScala((List<Object>) l).toList();
+        }
         if (scala.collection.Seq.class.isAssignableFrom(t) && v instanceof List<?> l) {
             return scala.jdk.javaapi.CollectionConverters.asScala((List<Object>) l).toSeq();
         }
