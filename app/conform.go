@@ -258,6 +258,9 @@ func conformTraces(paths []string, f *conformFlags, stdout, stderr io.Writer) in
 
 // prepare checks the tools and builds the harness for release.
 func prepare(f *conformFlags, release string, stderr io.Writer) (*harness, error) {
+	if !releasePattern.MatchString(release) {
+		return nil, setupErr("--kafka %q: a Kafka release is three numbers, such as 4.1.1", release)
+	}
 	if err := checkTools(); err != nil {
 		return nil, err
 	}

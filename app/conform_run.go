@@ -200,7 +200,17 @@ func (h *harness) stream(next func() (*harnessTrace, bool), done func(i int, lin
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var lines []observed
 	var firstErr error
+	var record *os.File // for the tests' recorded harness output: a copy of the lines
+	if p := os.Getenv("KMC_CONFORM_RECORD"); p != "" {
+		if record, err = os.Create(p); err != nil {
+			return err
+		}
+		defer record.Close()
+	}
 	for sc.Scan() {
+		if record != nil {
+			record.Write(append(sc.Bytes(), '\n'))
+		}
 		var o observed
 		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
 			firstErr = fmt.Errorf("harness output: %v", err)
