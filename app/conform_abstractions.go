@@ -32,6 +32,25 @@ var conformReasons = []reason{
 		match: matchShrink,
 	},
 	{
+		Name:   "reelected-leader-keeps-follower-leo",
+		Defect: true,
+		Doc: "the model resets a leader's record of its followers' log end offsets on every new leader epoch; Kafka " +
+			"resets them only when the broker becomes leader anew (Partition.makeLeader -> Replica.resetReplicaState with " +
+			"isNewLeader false keeps them), so a leader re-elected in a later epoch without having followed in between " +
+			"keeps its followers' offsets from the earlier epoch",
+		match: func(act string, diffs []string, o *observed, s map[string]any) bool {
+			if act != "BrokerHandleLeaderAndIsr" {
+				return false
+			}
+			for _, d := range diffs {
+				if !strings.Contains(d, "log end offset of follower") || !strings.Contains(d, "the model has 0;") {
+					return false
+				}
+			}
+			return true
+		},
+	},
+	{
 		Name:   "stale-broker-epoch",
 		Defect: true,
 		Doc: "the model lets a restarted broker act on a LeaderAndIsr and fetch before the controller has registered " +

@@ -169,6 +169,13 @@ final class Cluster implements AutoCloseable {
 
         Object alterAnswer(InvocationOnMock inv) throws Throwable {
             if (inv.getMethod().getName().equals("submit")) {
+                if (alter != null) {
+                    // DefaultAlterPartitionManager.submit: one item per partition until its
+                    // response; another submission fails at once (OperationNotAttemptedException).
+                    CompletableFuture<Object> f = new CompletableFuture<>();
+                    f.completeExceptionally(Errors.OPERATION_NOT_ATTEMPTED.exception("Failed to enqueue ISR change state " + inv.getArgument(1)));
+                    return f;
+                }
                 alter = new Alter(inv.getArgument(1));
                 if (Events.debug) {
                     Events.add("ALTER: broker " + id + " submits " + inv.getArgument(1) + " on " + Thread.currentThread().getName());
