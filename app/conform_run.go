@@ -84,7 +84,7 @@ func buildHarness(dir, release string, log io.Writer) (*harness, error) {
 		return h, nil
 	}
 	cmd := exec.Command("mvn", "-B", "-f", filepath.Join(dir, "pom.xml"), "-Dkafka.version="+release,
-		"compile", "dependency:build-classpath", "-Dmdep.outputFile="+cpFile)
+		"compile", "dependency:build-classpath", "-Dmdep.includeScope=runtime", "-Dmdep.outputFile="+cpFile)
 	var out strings.Builder
 	cmd.Stdout = io.MultiWriter(log, &out)
 	cmd.Stderr = io.MultiWriter(log, &out)
