@@ -121,7 +121,13 @@ final class Cluster implements AutoCloseable {
                 if (t == org.apache.kafka.common.utils.Time.class) return clock;
                 if (t == scala.Option.class) return scala.Option.apply(K.TOPIC_ID);
                 if (t.getSimpleName().equals("MetadataVersion")) return Dyn.callStatic(t, "latestProduction");
-                if (t.getSimpleName().equals("MetadataCache")) return Mockito.mock(t, Cluster.this::metadataAnswer);
+                if (t.getSimpleName().equals("MetadataCache")) {
+                    // A broker's metadata cache is KRaft's (3.9's and 4.0's Partition applies the
+                    // KIP-841/903 eligibility checks only to a KRaftMetadataCache).
+                    Class<?> kraft = Dyn.cls("kafka.server.metadata.KRaftMetadataCache", "org.apache.kafka.metadata.KRaftMetadataCache");
+                    Class<?> mc = kraft != null && t.isAssignableFrom(kraft) ? kraft : t;
+                    return Mockito.mock(mc, (org.mockito.stubbing.Answer<Object>) Cluster.this::metadataAnswer);
+                }
                 if (t.getSimpleName().equals("AlterPartitionManager")) return Mockito.mock(t, this::alterAnswer);
                 if (t.getSimpleName().equals("LogManager")) return Mockito.mock(t, this::logManagerAnswer);
                 return Mockito.mock(t, Cluster::defaults);
