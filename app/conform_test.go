@@ -376,3 +376,25 @@ func TestConformUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestReleaseProfile(t *testing.T) {
+	tests := []struct {
+		rel, version string
+		without      uint8
+		bad          bool
+	}{
+		{"3.9.0", "3.9", 0, false},
+		{"3.9.2", "4.1", 0, false},
+		{"4.0.0", "4.0", model.FixBit18723, false},
+		{"4.0.1", "4.1", 0, false},
+		{"4.4.0", "4.1", 0, false},
+		{"3.8.1", "", 0, true},
+		{"4.1", "", 0, true},
+	}
+	for _, tc := range tests {
+		v, w, err := releaseProfile(tc.rel)
+		if (err != nil) != tc.bad || v != tc.version || w != tc.without {
+			t.Errorf("%s: %q %d %v", tc.rel, v, w, err)
+		}
+	}
+}

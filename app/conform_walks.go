@@ -25,25 +25,28 @@ import (
 	"kmc/specs"
 )
 
-// releaseProfile is the model's version profile and fix switches that describe Kafka release
-// rel: which mechanisms the walks' model has (model/version.go).
-func releaseProfile(rel string) (version string, fix18723 bool, err error) {
+// releaseProfile is the model's version profile and the fixes taken out of it that describe
+// Kafka release rel's data plane, as the replays found the releases to be (README,
+// "Conformance"): 3.9.0 and 4.0.0 have neither PR 18852 (KAFKA-18723) nor KAFKA-18991's guard;
+// 3.9.1, 4.0.1 and every later release have both, which is the 4.1 profile's data plane (the 3.9
+// and 4.x profiles differ elsewhere only in the ZooKeeper controller, which walks do not run).
+func releaseProfile(rel string) (version string, without uint8, err error) {
 	parts := strings.Split(rel, ".")
 	if len(parts) != 3 {
-		return "", false, setupErr("--kafka %q: a Kafka release is three numbers, such as 4.1.1", rel)
+		return "", 0, setupErr("--kafka %q: a Kafka release is three numbers, such as 4.1.1", rel)
 	}
 	major, _ := strconv.Atoi(parts[0])
 	minor, _ := strconv.Atoi(parts[1])
 	patch, _ := strconv.Atoi(parts[2])
 	switch {
-	case major == 3 && minor == 9:
-		return "3.9", patch >= 1, nil // PR 18852 shipped in 3.9.1
-	case major == 4 && minor == 0:
-		return "4.0", false, nil
-	case major == 4:
-		return "4.1", false, nil // 4.1 and later: the 4.1 profile (KAFKA-18991's guard)
+	case major == 3 && minor == 9 && patch == 0:
+		return "3.9", 0, nil
+	case major == 4 && minor == 0 && patch == 0:
+		return "4.0", model.FixBit18723, nil
+	case (major == 3 && minor == 9) || major == 4:
+		return "4.1", 0, nil
 	}
-	return "", false, setupErr("--kafka %s: the harness runs Kafka 3.9.0 and later", rel)
+	return "", 0, setupErr("--kafka %s: the harness runs Kafka 3.9.0 and later", rel)
 }
 
 // walkConfig is the spec check's configuration with the version profile of release rel.
@@ -63,11 +66,11 @@ func walkConfig(f *conformFlags, rel string) (model.Config, string, error) {
 		return model.Config{}, "", setupErr("%s has no check %q", f.spec, f.check)
 	}
 	cfg := specs.KafkaConfig(c.Config)
-	v, fix, err := releaseProfile(rel)
+	v, without, err := releaseProfile(rel)
 	if err != nil {
 		return cfg, "", err
 	}
-	cfg.Version, cfg.Without, cfg.Fix18723 = v, 0, fix
+	cfg.Version, cfg.Without, cfg.Fix18723 = v, without, false
 	if err := cfg.Validate(); err != nil {
 		return cfg, "", setupErr("%s, check %s, on the %s profile: %v", f.spec, c.Name, v, err)
 	}
