@@ -716,7 +716,9 @@ final class Cluster implements AutoCloseable {
     Object segmentRecords(Broker b) {
         List<Object> segs = Dyn.list(Dyn.call(b.log, "logSegments"));
         if (segs.size() != 1) {
-            throw new IllegalStateException("broker " + b.id + "'s log has " + segs.size() + " segments, the harness needs one");
+            throw new IllegalStateException("SEGMENT-ROLL: broker " + b.id + "'s log has " + segs.size()
+                + " segments (Kafka rolled one at offset " + Dyn.call(segs.get(segs.size() - 1), "baseOffset")
+                + "); the model's byte positions describe a log of one segment");
         }
         return Dyn.call(segs.get(0), "log");
     }

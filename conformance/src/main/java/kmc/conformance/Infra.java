@@ -13,7 +13,9 @@ final class Infra {
 
     /** A clock that moves only when the harness moves it (Kafka's tests use MockTime). */
     static final class Clock implements Time {
-        private long ms = 1_000_000L;
+        // Starts at the wall clock: a few Kafka paths read System.currentTimeMillis() (the segment
+        // roll checks of 4.3 among them), which must not see record timestamps from another epoch.
+        private long ms = System.currentTimeMillis();
 
         @Override
         public long milliseconds() {
