@@ -73,8 +73,8 @@ type actionView struct {
 	OnPath bool `json:"onPath"`
 	// Guards name the guards that shape the step: without one, the step does something else.
 	Guards []string `json:"guards,omitempty"`
-	// Broken names the properties the step breaks (an action property) or that are false
-	// in the state it reaches (an invariant).
+	// Broken names the properties the step breaks: an action property, or an invariant that
+	// holds in the state and is false in the one the step reaches.
 	Broken []string `json:"broken,omitempty"`
 }
 
@@ -211,10 +211,15 @@ func (s *Server) actions(v *stateView, w *walked, at int, values []string) {
 	}
 	counts := make(map[string]int)
 	vars := s.st.Vars()
+	holds := s.st.Evaluate(nil, 0, cur.State)
 	for k, st := range steps {
 		tt := &checker.Trace{Vars: vars, Loop: -1, States: []checker.TraceState{{Values: values}, {Values: s.st.Values(st.State)}}}
-		a := actionView{Index: k, Action: st.Name, Kind: st.Kind, Changes: []string{}, OnPath: k == next,
-			Broken: broken(s.st.Evaluate(cur.State, st.Action, st.State))}
+		a := actionView{Index: k, Action: st.Name, Kind: st.Kind, Changes: []string{}, OnPath: k == next}
+		for i, pv := range s.st.Evaluate(cur.State, st.Action, st.State) {
+			if pv.Evaluated && !pv.Holds && (pv.Kind == checker.ActionProperty || pv.Kind == checker.Invariant && holds[i].Holds) {
+				a.Broken = append(a.Broken, pv.Name)
+			}
+		}
 		for _, c := range traces.TextChanges(tt, 1) {
 			a.Changes = append(a.Changes, c.String())
 		}

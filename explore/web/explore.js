@@ -255,7 +255,7 @@ window.onerror = function (msg, src, line) {
       });
       (a.broken || []).forEach(function (p) {
         var t = el("span", "tag bad", "breaks " + p);
-        t.title = "after this step " + p + " is violated";
+        t.title = p + " holds here and is violated after this step";
         tags.appendChild(t);
       });
       b.appendChild(tags);
@@ -283,11 +283,15 @@ window.onerror = function (msg, src, line) {
     });
     if (v.enabled.length === 0) { ol.appendChild(el("li", "muted", "no action is enabled: the behaviour ends here")); }
 
+    // Kinds that a bound cut or a guard refused come first, each with its reasons; the
+    // kinds whose precondition is false follow as names (their docs as tooltips).
     var dl = $("disabled");
     dl.textContent = "";
     var none = v.disabled.filter(function (k) { return k.enabled === 0; }).length;
     $("disabled-count").textContent = "(" + none + " kinds)";
+    var plain = [];
     v.disabled.forEach(function (k) {
+      if (k.reasons.length === 1 && k.reasons[0].type === "precondition") { plain.push(k); return; }
       var li = el("li");
       li.setAttribute("data-kind", k.kind);
       var types = k.reasons.map(function (r) { return r.type; });
@@ -307,18 +311,32 @@ window.onerror = function (msg, src, line) {
         } else if (r.type === "guard") {
           d.appendChild(el("span", "", "refused by the guard "));
           var g = el("b", "", r.guard);
-          g.title = r.doc;
+          g.title = r.ref || "";
           d.appendChild(g);
           d.appendChild(el("span", "", ": "));
           d.appendChild(el("span", "acts", r.actions.join(", ")));
           d.appendChild(el("div", "ref", r.doc));
         } else {
-          d.appendChild(el("span", "muted", "its precondition is false here" + (k.doc ? ": " + k.doc : "")));
+          d.appendChild(el("span", "muted", "other steps: their precondition is false here"));
         }
         li.appendChild(d);
       });
       dl.appendChild(li);
     });
+    if (plain.length) {
+      var li = el("li", "plain");
+      li.setAttribute("data-kind", plain.map(function (k) { return k.kind; }).join(" "));
+      li.appendChild(el("div", "reason muted", "precondition false here (hover for what each needs):"));
+      var names = el("div", "names");
+      plain.forEach(function (k) {
+        var n = el("span", "kind-name", k.kind);
+        n.setAttribute("data-kind", k.kind);
+        n.title = k.doc || "";
+        names.appendChild(n);
+      });
+      li.appendChild(names);
+      dl.appendChild(li);
+    }
   }
 
   function kindDoc(kind) {
@@ -333,7 +351,8 @@ window.onerror = function (msg, src, line) {
     var f = $("filter").value.trim().toLowerCase();
     var match = function (s) { return f === "" || s.toLowerCase().indexOf(f) >= 0; };
     document.querySelectorAll("#path li").forEach(function (li) { li.classList.toggle("hidden-by-filter", !match(li.getAttribute("data-action") || "")); });
-    document.querySelectorAll("#disabled > li").forEach(function (li) { li.classList.toggle("hidden-by-filter", !match(li.getAttribute("data-kind"))); });
+    document.querySelectorAll("#disabled > li:not(.plain)").forEach(function (li) { li.classList.toggle("hidden-by-filter", !match(li.getAttribute("data-kind"))); });
+    document.querySelectorAll("#disabled span.kind-name").forEach(function (n) { n.classList.toggle("hidden-by-filter", !match(n.getAttribute("data-kind"))); });
     document.querySelectorAll("#properties tbody tr").forEach(function (tr) { tr.classList.toggle("hidden-by-filter", !match(tr.getAttribute("data-property"))); });
     document.querySelectorAll("#vars tbody tr").forEach(function (tr) { tr.classList.toggle("hidden-by-filter", !match(tr.getAttribute("data-var"))); });
     var n = 0;
