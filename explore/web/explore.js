@@ -156,8 +156,12 @@ window.onerror = function (msg, src, line) {
       li.addEventListener("click", function () { moveTo(p.n); });
       ol.appendChild(li);
     });
-    var curLi = ol.querySelector("li.current");
-    if (curLi) { curLi.scrollIntoView({ block: "nearest" }); }
+    // Keep the current entry in view inside the path's panel, without scrolling the page.
+    var curLi = ol.querySelector("li.current"), panel = $("path-panel");
+    if (curLi) {
+      var r = curLi.getBoundingClientRect(), pr = panel.getBoundingClientRect();
+      if (r.top < pr.top || r.bottom > pr.bottom) { panel.scrollTop += r.top - pr.top - pr.height / 2; }
+    }
     var lasso = $("lasso");
     lasso.textContent = "";
     if (v.lasso && v.lasso.stutter) {
@@ -281,7 +285,10 @@ window.onerror = function (msg, src, line) {
       li.appendChild(ul);
       ol.appendChild(li);
     });
-    if (v.enabled.length === 0) { ol.appendChild(el("li", "muted", "no action is enabled: the behaviour ends here")); }
+    if (v.enabled.length === 0) {
+      var cut = v.disabled.some(function (k) { return k.reasons.some(function (r) { return r.type === "cut"; }); });
+      ol.appendChild(el("li", "muted", cut ? "no action is enabled here; the steps that model bounds cut are below" : "no action is enabled: the behaviour ends here"));
+    }
 
     // Kinds that a bound cut or a guard refused come first, each with its reasons; the
     // kinds whose precondition is false follow as names (their docs as tooltips).
