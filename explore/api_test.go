@@ -81,9 +81,9 @@ func TestEveryModel(t *testing.T) {
 		views       bool // the model has tables (Viewer)
 		actors      bool // and sequence charts (Eventer)
 	}{
-		{"specs/kafka-18723.toml", "buggy", true, true},   // one controller
-		{"specs/kafka-5480.toml", "buggy", true, true},    // ZooKeeper, controllers >= 2
-		{"specs/kafka-kraft.toml", "", true, true},        // KRaft
+		{"specs/kafka-18723.toml", "buggy", true, true}, // one controller
+		{"specs/kafka-5480.toml", "buggy", true, true},  // ZooKeeper, controllers >= 2
+		{"specs/kafka-kraft.toml", "", true, true},      // KRaft
 		{"specs/reference/leader-in-isr.toml", "", false, false},
 		{"specs/vanlightly/v3-5-simple.toml", "", false, false},
 		{"specs/twophase.toml", "buggy", false, true},
@@ -574,4 +574,26 @@ func FuzzParsePath(f *testing.F) {
 			t.Errorf("parsePath(%q).String() = %q", path, q)
 		}
 	})
+}
+
+// The search for a liveness violation from the initial state finds the check's own
+// counterexample: a lasso of the spec's pinned length (KAFKA-14154: 12 states, stuttering
+// in the last), which the page then shows as a lasso the engine judges violated.
+// Reference: KAFKA-14154.
+func TestSearchLiveness(t *testing.T) {
+	s, ts := newServer(t, "specs/kafka-14154.toml", "buggy", nil, Options{})
+	var a SearchAnswer
+	body, _ := json.Marshal(SearchRequest{Path: "0", Property: "NoStuckAlterPartition"})
+	call(t, ts, "POST", "/api/search", body, http.StatusOK, &a)
+	if !a.Found || a.At != s.check.Depth || !a.Stutter || !strings.Contains(a.Witness, "No fair step that changes the state is enabled") {
+		t.Fatalf("search for NoStuckAlterPartition: got %+v, want a lasso of %d states that stutters", a, s.check.Depth)
+	}
+	v := state(t, ts, "path="+a.Path+"&stutter=1")
+	if v.Lasso == nil || !v.Lasso.Stutter || len(v.Verdict) == 0 || v.Verdict[0].Property != "NoStuckAlterPartition" {
+		t.Errorf("the lasso found: got lasso %+v, verdict %+v", v.Lasso, v.Verdict)
+	}
+	// Without the lasso the path is only a prefix: no liveness verdict.
+	if v := state(t, ts, "path="+a.Path); len(v.Verdict) != 0 {
+		t.Errorf("the path without its lasso: got verdict %+v, want none", v.Verdict)
+	}
 }

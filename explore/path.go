@@ -104,9 +104,10 @@ type walked struct {
 	states []checker.Step // states[0] is initial (Action 0)
 	index  []int          // the path's indexes
 	// back is the lasso's back step from the last state, when the path has one.
-	back *checker.Step
-	loop int
-	stut bool
+	back    *checker.Step
+	backIdx int
+	loop    int
+	stut    bool
 }
 
 // walk takes p through the model; an index that names no successor is an error naming
@@ -136,7 +137,7 @@ func (s *Server) walk(p Path) (*walked, error) {
 		if !s.st.Same(b.State, w.states[p.Loop].State) {
 			return nil, fmt.Errorf("back: successor %d (%s) of the last state is not state %d", p.Back, b.Name, p.Loop+1)
 		}
-		w.back, w.loop = &b, p.Loop
+		w.back, w.backIdx, w.loop = &b, p.Back, p.Loop
 	}
 	return w, nil
 }

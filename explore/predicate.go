@@ -20,8 +20,8 @@ type Compiler func(src string, vars []string) (func(value func(v int) []byte) bo
 
 // PredicateHelp says what ParsePredicate reads, for the page.
 const PredicateHelp = `clauses joined by &&, each OPERAND [OP OPERAND]: OP is == != < <= > >= or contains; ` +
-	`an OPERAND is a variable with selectors (hw["b2"], log["b1"][2].epoch, leaderState["b1"].isr), ` +
-	`len(...) of one, a number, a "string", true or false. Example: hw["b2"] >= 1 && len(messages) == 0`
+	`an OPERAND is a variable with selectors (v["key"], v[2] from 1, v.field), len(...) of one, a number, ` +
+	`a "string", true or false`
 
 // ParsePredicate compiles the simple predicate language PredicateHelp describes. A
 // selector that does not apply to a state's value (a missing key, an index past the end)

@@ -88,7 +88,10 @@ func (s *Server) Search(ctx context.Context, req SearchRequest) (*SearchAnswer, 
 	}
 	res := s.st.Search(w.states[req.At-1].State, goal, opts)
 	a := &SearchAnswer{Verdict: string(res.Verdict), Reason: res.Reason, Distinct: res.Stats.Distinct, Generated: res.Stats.Generated,
-		Depth: res.Stats.Depth, Elapsed: res.Stats.Elapsed.Round(time.Millisecond).String(), Witness: res.Witness}
+		Depth: res.Stats.Depth, Elapsed: res.Stats.Elapsed.Round(time.Millisecond).String()}
+	if req.Predicate == "" {
+		a.Witness = res.Witness // a predicate's is the engine's for its negation, which says nothing
+	}
 	from := fmt.Sprintf("from state %d", req.At)
 	switch res.Verdict {
 	case checker.Violated:

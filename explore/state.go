@@ -122,7 +122,7 @@ func (s *Server) state(w *walked, at int) (*stateView, error) {
 		v.Path = append(v.Path, e)
 	}
 	if w.back != nil {
-		v.Lasso = &lassoView{Loop: w.loop + 1, Action: w.back.Name, Back: backIndex(s, w)}
+		v.Lasso = &lassoView{Loop: w.loop + 1, Action: w.back.Name, Back: w.backIdx}
 	} else if w.stut {
 		v.Lasso = &lassoView{Stutter: true}
 	}
@@ -158,17 +158,6 @@ func (s *Server) state(w *walked, at int) (*stateView, error) {
 		v.Verdict = append(v.Verdict, violation{Property: p, Witness: rep.Witnesses[i]})
 	}
 	return v, nil
-}
-
-// backIndex is the successor index of the lasso's back step.
-func backIndex(s *Server, w *walked) int {
-	steps, _ := s.st.Next(w.states[len(w.states)-1].State)
-	for k, st := range steps {
-		if st.Action == w.back.Action && string(st.State) == string(w.back.State) {
-			return k
-		}
-	}
-	return -1
 }
 
 func propView(pv checker.PropertyValue) propValue {

@@ -461,6 +461,7 @@ window.onerror = function (msg, src, line) {
         sel.appendChild(o);
       });
       $("predicate-help").textContent = m.predicate + ". " + m.limits + ".";
+      if (m.vars.length) { $("predicate").placeholder = "a predicate over the variables: " + m.vars[0].name + " == ..."; }
       document.body.setAttribute("data-model", m.model);
       load();
     }).catch(showError);
