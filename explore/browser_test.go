@@ -203,6 +203,19 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("KAFKA-13077: got lasso %q (loop marked at %s), verdict %q; want %q and FollowerEventuallyCatchesUp", lassoText, loopStart, verdict2, want)
 	}
 	shot(t, ctx, "kafka-13077")
+	if os.Getenv("KMC_EXPLORE_SHOTS") != "" {
+		// The other two seeds' lassos, for the screenshots only.
+		for _, seed := range []string{"kafka-5480", "kafka-14154"} {
+			s, ts := newServer(t, "specs/"+seed+".toml", "buggy", nil, Options{Loopback: true})
+			tr := counterexample(t, s)
+			file := filepath.Join(t.TempDir(), "trace.itf.json")
+			writeITF(t, file, tr, "buggy")
+			do(t, ctx, "load the "+seed+" counterexample", chromedp.Navigate(ts.URL+"/"), atState(1),
+				chromedp.SetUploadFiles(chromedp.CSS("#trace-file"), []string{file}), atState(len(tr.States)),
+				chromedp.WaitVisible(chromedp.CSS("#sequence svg")))
+			shot(t, ctx, seed)
+		}
+	}
 	if e := eval[string](t, ctx, `document.body.getAttribute("data-js-error") || ""`); e != "" {
 		t.Errorf("the page reported a JavaScript error: %s", e)
 	}
@@ -220,7 +233,8 @@ func writeITF(t *testing.T, path string, tr *checker.Trace, check string) {
 	}
 }
 
-// shot saves a full-page screenshot under $KMC_EXPLORE_SHOTS, when it is set.
+// shot saves a full-page screenshot under $KMC_EXPLORE_SHOTS, when it is set (then the test
+// also loads the KAFKA-5480 and KAFKA-14154 counterexamples, to take theirs).
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("KMC_EXPLORE_SHOTS")

@@ -118,11 +118,8 @@ window.onerror = function (msg, src, line) {
       if (mine !== seq) { return; }
       box.innerHTML = svg;
       var cur = box.querySelector("g#step-" + view.at);
-      if (cur) {
-        cur.classList.add("current");
-        var r = cur.getBoundingClientRect(), b = box.getBoundingClientRect();
-        box.scrollTop += r.top - b.top - b.height / 2;
-      }
+      if (cur) { cur.classList.add("current"); }
+      box.scrollTop = box.scrollHeight; // the chart ends at the current state (and a lasso's back step)
     }).catch(function (err) {
       if (mine !== seq) { return; }
       box.textContent = String(err.message || err);
