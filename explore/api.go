@@ -125,7 +125,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	js, _ := webFiles.ReadFile("web/explore.js")
 	page := strings.NewReplacer(
 		"/*{{CSS}}*/", string(css)+"\n"+traces.ViewTableCSS,
-		"/*{{JS}}*/", traces.ViewTableJS+"\n"+string(js),
+		"/*{{JS}}*/", traces.PageErrorJS+"\n"+traces.ViewTableJS+"\n"+string(js),
 	).Replace(string(html))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	io.WriteString(w, page)

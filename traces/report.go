@@ -50,6 +50,7 @@ type reportData struct {
 	Data                                                            template.JS
 	ViewCSS                                                         template.CSS
 	ViewJS                                                          template.JS
+	ErrorJS                                                         template.JS
 	Steps                                                           int
 	HasEvents                                                       bool
 	Ending                                                          string
@@ -105,6 +106,7 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		Steps:    len(t.States),
 		ViewCSS:  template.CSS(ViewTableCSS),
 		ViewJS:   template.JS(ViewTableJS),
+		ErrorJS:  template.JS(PageErrorJS),
 	}
 	for _, s := range t.States {
 		d.HasEvents = d.HasEvents || (s.Events != "" && s.Events != "[]")
@@ -231,12 +233,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 </main>
 <script id="trace-data" type="application/json">{{.Data}}</script>
 <script>
-window.onerror = function (msg, src, line) {
-  var e = document.getElementById("js-error");
-  e.style.display = "block";
-  e.textContent = "JavaScript error: " + msg + " (line " + line + ")";
-  document.body.setAttribute("data-js-error", String(msg));
-};
+{{.ErrorJS}}
 (function () {
   var steps = JSON.parse(document.getElementById("trace-data").textContent);
   var slider = document.getElementById("slider");

@@ -58,6 +58,15 @@ const ViewTableJS = `  function viewTable(t) {
     return div;
   }`
 
+// PageErrorJS shows a JavaScript error in the element with id "js-error" and records it in
+// the body's data-js-error attribute, where a test in a browser reads it.
+const PageErrorJS = `window.onerror = function (msg, src, line) {
+  var e = document.getElementById("js-error");
+  e.style.display = "block";
+  e.textContent = "JavaScript error: " + msg + " (line " + line + ")";
+  document.body.setAttribute("data-js-error", String(msg));
+};`
+
 // TextChanges lists the changes into state i of t as Text prints them (TLC's -difftrace,
 // down to the field; see TextOptions), nil for the initial state.
 func TextChanges(t *checker.Trace, i int) []Change { return varChanges(t, i, true) }

@@ -2,12 +2,6 @@
 // #path=0.3.1&at=2&back=L.K&stutter=1 (see explore/path.go); every change of state is a
 // change of the fragment, so the browser's back button, a reload and a copied link all
 // restore it. The server is asked for everything (/api/...); the page keeps nothing else.
-window.onerror = function (msg, src, line) {
-  var e = document.getElementById("js-error");
-  e.style.display = "block";
-  e.textContent = "JavaScript error: " + msg + " (line " + line + ")";
-  document.body.setAttribute("data-js-error", String(msg));
-};
 (function () {
   "use strict";
   var token = new URLSearchParams(window.location.search).get("token") || "";
