@@ -11,15 +11,17 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
+	"kmc/app"
 	"kmc/explore"
 	"kmc/specs"
 )
 
 const exploreSynopsis = "kmc explore SPEC [--check NAME] [--set key=value]... [--trace FILE] [--listen 127.0.0.1:PORT]"
 
-const exploreExamples = `  kmc explore specs/kafka-18723.toml --check buggy
+const exploreExamples = `  kmc explore specs/kafka-18723.toml
   kmc explore specs/kafka-13077.toml --check buggy --trace out/buggy/trace.itf.json
   kmc explore specs/twophase.toml --check buggy --listen 127.0.0.1:0
 `
@@ -35,7 +37,7 @@ var exploreServing = func(string) {}
 // loopback without --allow-remote; 1 when it cannot listen.
 func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("explore", exploreSynopsis, exploreExamples, stdout)
-	check := fs.String("check", "", "the spec's check (protocol variant) to explore; default: the spec's only check, or the one --trace records")
+	check := fs.String("check", "", "the spec's check (protocol variant) to explore; default: the one --trace records, else the spec's first")
 	var sets []string
 	fs.StringArrayVar(&sets, "set", nil, "override a spec value, `KEY=VALUE`: a constant or fault by name (rms=4) or a path; repeatable")
 	tracePath := fs.String("trace", "", "open the page on the counterexample in `FILE` (ITF, as kmc check --out writes it)")
@@ -87,6 +89,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = traceCheck
 	}
+	others := ""
+	if name == "" && len(spec.Checks) > 1 {
+		// A spec's first check is its headline (a seed's is the buggy one): explore it.
+		name = spec.Checks[0].Name
+		others = " (the spec's first check; --check picks another: " + strings.Join(app.CheckNames(spec)[1:], ", ") + ")"
+	}
 	opts := explore.Options{Loopback: loopback, SearchStates: *searchStates, SearchTime: st}
 	if !loopback {
 		opts.Token = newToken()
@@ -128,7 +136,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		link += "?token=" + opts.Token
 	}
 	link += fragment
-	fmt.Fprintf(stdout, "Exploring %s, check %s: %s\n", spec.Path, srv.Check().Name, link)
+	fmt.Fprintf(stdout, "Exploring %s, check %s%s: %s\n", spec.Path, srv.Check().Name, others, link)
 	if opts.Token != "" {
 		fmt.Fprintf(stdout, "Serving beyond loopback: every request needs the token %s (it is in the link).\n", opts.Token)
 	}

@@ -54,6 +54,15 @@ func TestExploreServes(t *testing.T) {
 	}
 }
 
+// Without --check the spec's first check is explored, and the others are named.
+func TestExploreFirstCheck(t *testing.T) {
+	_, answer, code, out := serveExplore(t, []string{spec, "--listen", "127.0.0.1:0"}, "/api/model")
+	if code != exitOK || !strings.Contains(out, "check buggy (the spec's first check; --check picks another: fixed): http://") ||
+		!strings.Contains(answer, `"check":"buggy"`) {
+		t.Errorf("kmc explore without --check: exit %d, %q\n%s", code, answer, out)
+	}
+}
+
 func TestExploreTrace(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
@@ -76,7 +85,6 @@ func TestExploreRefuses(t *testing.T) {
 	}{
 		{[]string{spec, "--check", "buggy", "--listen", "0.0.0.0:0"}, exitUsage, "not a loopback address"},
 		{[]string{spec, "--check", "buggy", "--listen", "nonsense"}, exitUsage, "--listen: want HOST:PORT"},
-		{[]string{spec}, exitUsage, "has 2 checks: name one with --check"},
 		{[]string{spec, "--check", "nope"}, exitUsage, `has no check "nope"`},
 		{[]string{spec, "--check", "buggy", "--search-time", "0s"}, exitUsage, "--search-time"},
 		{[]string{}, exitUsage, "want one spec file"},
