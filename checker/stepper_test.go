@@ -57,6 +57,12 @@ func TestStepperWalksAndSearches(t *testing.T) {
 	if res.Verdict != Violated || len(res.Path) != 2 {
 		t.Fatalf("search for c3 = 2: got %s with path %v, want found in 2 steps", res.Verdict, res.Path)
 	}
+	// Any number of workers: the same shortest path.
+	for _, w := range []int{2, 4} {
+		if r := st.Search(inits[0].State, goal, Options{Workers: w}); !reflect.DeepEqual(r.Path, res.Path) {
+			t.Errorf("search for c3 = 2 with %d workers: got path %v, want %v", w, r.Path, res.Path)
+		}
+	}
 	res = st.Search(inits[0].State, Goal{Name: "never", State: func(func(int) []byte) bool { return false }}, Options{})
 	if res.Verdict != OK || res.Stats.Distinct != 81 {
 		t.Errorf("search for nothing: got %s after %d states, want ok after 81", res.Verdict, res.Stats.Distinct)

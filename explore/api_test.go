@@ -597,3 +597,33 @@ func TestSearchLiveness(t *testing.T) {
 		t.Errorf("the path without its lasso: got verdict %+v, want none", v.Verdict)
 	}
 }
+
+// KAFKA-18723's counterexample loads as a path; along it the guard FetchDivergence shapes
+// the leader's answer to a fetch whose last fetched epoch ends elsewhere in its log (turned
+// off, the leader would send records instead of the diverging epoch), and the page tags
+// that step with it. Reference: KAFKA-18723, KIP-320.
+func TestKafkaTraceAndGuards(t *testing.T) {
+	s, ts := newServer(t, "specs/kafka-18723.toml", "buggy", nil, Options{})
+	tr := counterexample(t, s)
+	var buf bytes.Buffer
+	if err := traces.WriteITF(&buf, tr, traces.ITFOptions{Check: "buggy"}); err != nil {
+		t.Fatal(err)
+	}
+	var l Loaded
+	call(t, ts, "POST", "/api/trace", buf.Bytes(), http.StatusOK, &l)
+	if l.States != 34 || len(l.Violates) != 1 || l.Violates[0].Property != "NoPermanentDivergence" {
+		t.Fatalf("loaded: got %d states violating %+v, want 34 violating NoPermanentDivergence", l.States, l.Violates)
+	}
+	shaped := ""
+	for at := 1; at <= l.States && shaped == ""; at++ {
+		v := state(t, ts, "path="+l.Path+"&at="+strconv.Itoa(at))
+		for _, a := range v.Enabled {
+			if a.Kind == "LeaderHandleFetch" && slicesAny(a.Guards, func(g string) bool { return g == "FetchDivergence" }) {
+				shaped = a.Action
+			}
+		}
+	}
+	if shaped == "" {
+		t.Errorf("no LeaderHandleFetch along the counterexample is tagged with the guard FetchDivergence")
+	}
+}
