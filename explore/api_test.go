@@ -232,17 +232,14 @@ func slicesAny[T any](xs []T, f func(T) bool) bool {
 	return false
 }
 
-// A counterexample written by kmc check loads as the path it takes, the engine's verdict
-// on it with the witness; a path through the state where a bound would cut is refused.
+// A counterexample written by kmc check loads as the path it takes, with the engine's
+// verdict on it and the witness; one of another check is refused.
 func TestLoadTrace(t *testing.T) {
 	s, ts := newServer(t, "specs/twophase.toml", "buggy", nil, Options{})
 	tr := counterexample(t, s)
-	var buf bytes.Buffer
-	if err := traces.WriteITF(&buf, tr, traces.ITFOptions{Check: "buggy"}); err != nil {
-		t.Fatal(err)
-	}
+	data := itfOf(t, tr, "buggy")
 	var l Loaded
-	call(t, ts, "POST", "/api/trace", buf.Bytes(), http.StatusOK, &l)
+	call(t, ts, "POST", "/api/trace", data, http.StatusOK, &l)
 	if l.States != len(tr.States) || l.Property != "TCConsistent" || len(l.Violates) != 1 || !strings.Contains(l.Violates[0].Witness, "TCConsistent is false in state 4") {
 		t.Fatalf("loaded: got %+v", l)
 	}
@@ -263,12 +260,22 @@ func TestLoadTrace(t *testing.T) {
 	}
 
 	// The trace of another check is refused with the command that explores it.
-	other := bytes.Replace(buf.Bytes(), []byte(`"kmc::check": "buggy"`), []byte(`"kmc::check": "fixed"`), 1)
+	other := bytes.Replace(data, []byte(`"kmc::check": "buggy"`), []byte(`"kmc::check": "fixed"`), 1)
 	var e struct{ Error string }
 	call(t, ts, "POST", "/api/trace", other, http.StatusBadRequest, &e)
 	if !strings.Contains(e.Error, "--check fixed") {
 		t.Errorf("trace of another check: got %q", e.Error)
 	}
+}
+
+// itfOf is tr as an ITF file of check.
+func itfOf(t *testing.T, tr *checker.Trace, check string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := traces.WriteITF(&buf, tr, traces.ITFOptions{Check: check}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // counterexample is the check's counterexample, from the engine.
@@ -605,12 +612,9 @@ func TestSearchLiveness(t *testing.T) {
 func TestKafkaTraceAndGuards(t *testing.T) {
 	s, ts := newServer(t, "specs/kafka-18723.toml", "buggy", nil, Options{})
 	tr := counterexample(t, s)
-	var buf bytes.Buffer
-	if err := traces.WriteITF(&buf, tr, traces.ITFOptions{Check: "buggy"}); err != nil {
-		t.Fatal(err)
-	}
+	data := itfOf(t, tr, "buggy")
 	var l Loaded
-	call(t, ts, "POST", "/api/trace", buf.Bytes(), http.StatusOK, &l)
+	call(t, ts, "POST", "/api/trace", data, http.StatusOK, &l)
 	if l.States != 34 || len(l.Violates) != 1 || l.Violates[0].Property != "NoPermanentDivergence" {
 		t.Fatalf("loaded: got %d states violating %+v, want 34 violating NoPermanentDivergence", l.States, l.Violates)
 	}

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"kmc/checker"
-	"kmc/traces"
 )
 
 // Reference: issue 29. The page in real headless Chromium (Debian's chromium, driven by
@@ -224,11 +222,7 @@ func TestBrowser(t *testing.T) {
 
 func writeITF(t *testing.T, path string, tr *checker.Trace, check string) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := traces.WriteITF(&buf, tr, traces.ITFOptions{Check: check}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, itfOf(t, tr, check), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
