@@ -25,26 +25,33 @@ CONFORM_FAULTS   := --set crash=1 --set unclean_crash=1 --set power_loss=1 --set
 CONFORM_WALK3    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set record_sizes=varied
 CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set brokers=2 --set record_sizes=distinct
 
-.PHONY: all build test verify bench fuzz demo clean browser conformance conformance-walks conformance-tools
+.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools
 
 all: build
 
 build:
 	$(GO) build -o $(KMC) ./cmd/kmc
 
-# Every unit, golden and model test, then the regression suite of spec files.
-test: browser
+# Every unit, golden and model test, then the regression suite of spec files. It installs
+# nothing: the browser tests (the HTML report, kmc explore) run where chromium is installed
+# and skip in one line where it is not (make browser-test installs it and runs them).
+test:
 	KMC_BROWSER_TESTS=$${KMC_BROWSER_TESTS:-$$(command -v chromium >/dev/null && echo 1)} $(GO) test ./...
 	$(GO) run ./cmd/kmc suite specs/
 
-# The HTML report is tested in real headless Chromium (Debian's package); install it when
-# it is missing and this is a Debian machine where we are root. Without it the browser test
-# skips, unless KMC_BROWSER_TESTS=1 is set (as .ci/run does), which makes it fail instead.
+# The HTML report and kmc explore's page are tested in real headless Chromium (Debian's
+# package): make browser installs it when it is missing and this is a Debian machine where
+# we are root (.ci/run does the same). Without it the browser tests skip, unless
+# KMC_BROWSER_TESTS=1 is set (as .ci/run does), which makes them fail instead.
 browser:
 	@if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-		echo "installing chromium for the HTML report test"; \
+		echo "installing chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+
+# The browser tests alone, in Chromium (installed first when missing, as make browser does).
+browser-test: browser
+	KMC_BROWSER_TESTS=1 $(GO) test -count=1 -v -run 'Browser|InChromium' ./explore/ ./traces/
 
 # gofmt, go vet, go.mod tidy, and the import rules of README.md's Packages: model/... and
 # checker import only the standard library; nothing imports a command (cmd/...) but the
