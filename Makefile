@@ -19,8 +19,8 @@ CONFORM_RELEASES ?= 3.9.0 3.9.2 4.0.0 4.0.2 4.1.2 4.2.1 4.3.2 4.4.0
 CONFORM_WALKS    ?= 60
 CONFORM_SEED     ?= 1
 # Two walk configurations of the Kafka model's data plane: 3 brokers with varied record sizes, 2
-# brokers with distinct ones; every fault (crash, kill, power loss, lag, message loss, leader changes).
-CONFORM_FAULTS   := --set crash=1 --set unclean_crash=1 --set power_loss=1 --set lag=1 --set message_loss=1 \
+# brokers with distinct ones; every fault (crash, controlled shutdown, kill, power loss, lag, message loss, leader changes).
+CONFORM_FAULTS   := --set crash=1 --set controlled_shutdown=1 --set unclean_crash=1 --set power_loss=1 --set lag=1 --set message_loss=1 \
                     --set leader_change=2 --set max_epoch=3 --set max_fetch_records=2
 CONFORM_WALK3    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set record_sizes=varied
 CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set brokers=2 --set record_sizes=distinct

@@ -28,8 +28,10 @@ var (
 		"BrokerHandleLeaderAndIsr":           "Partition.makeLeader / makeFollower, fetcher removed and added",
 		"LeaderShrinkISR":                    "Partition.maybeShrinkIsr after replica.lag.time.max.ms",
 		"LeaderHandleAlterPartitionResponse": "Partition's AlterPartition callback",
-		"BrokerCrash":                        "UnifiedLog.close, then LogLoader",
-		"BrokerControlledShutdown":           "UnifiedLog.close, then LogLoader",
+		"BrokerCrash":                        "from 3.8 the shutdown's first steps (as BrokerBeginShutdown), else UnifiedLog.close, then LogLoader",
+		"BrokerControlledShutdown":           "the broker serves on; a partition it follows leaves its fetcher (StopReplica with ZooKeeper)",
+		"BrokerBeginShutdown":                "connections to the broker close; KafkaScheduler.shutdown runs the queued tasks and ignores later ones",
+		"BrokerStop":                         "the fetchers stop, UnifiedLog.close, then LogLoader",
 		"BrokerUncleanCrash":                 "an abandoned UnifiedLog, then LogLoader recovery",
 		"BrokerPowerLoss":                    "files cut to their flushed length, then LogLoader recovery",
 		"BrokerRestart":                      "a new Partition over the loaded log",
@@ -78,7 +80,15 @@ type harnessStep struct {
 	Msg          map[string]any `json:"msg,omitempty"`
 	// DropResponse: the model drops the fetch response in flight to the broker in this step
 	// (a LeaderAndIsr that changes its leader or epoch: the partition leaves its fetcher).
-	DropResponse bool           `json:"dropResponse,omitempty"`
+	DropResponse bool `json:"dropResponse,omitempty"`
+	// Status: the broker's status after a shutdown step (BrokerCrash, BrokerControlledShutdown,
+	// BrokerBeginShutdown, BrokerStop): "down" when it stopped, "closing" when it stopped
+	// serving and its scheduler but its fetchers run on, "shutting down" when its controlled
+	// shutdown was granted and it serves on.
+	Status string `json:"status,omitempty"`
+	// StopFetcher: a controlled shutdown took the partition out of the broker's fetcher
+	// (ZooKeeper's StopReplica to a follower).
+	StopFetcher  bool           `json:"stopFetcher,omitempty"`
 	Live         []int          `json:"live"`
 	BrokerEpochs map[string]int `json:"brokerEpochs"`
 }
@@ -151,6 +161,14 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 			st.Msg = map[string]any{"leader": recInt(m, "leader"), "leaderEpoch": recInt(m, "leaderEpoch"),
 				"partitionEpoch": recInt(m, "partitionEpoch"), "isr": brokerSet(rec(m, "isr"))}
 			st.DropResponse = findMsg(prev, "FetchResponse", 0, args[0]) != nil && findMsg(cur, "FetchResponse", 0, args[0]) == nil
+		case "BrokerCrash", "BrokerControlledShutdown", "BrokerBeginShutdown", "BrokerStop":
+			b := args[0]
+			st.Status = itfStr(brokerVar(cur, "status", b))
+			if name == "BrokerControlledShutdown" && st.Status == "shutting down" {
+				was, now := itfStr(brokerVar(prev, "fetchState", b)), itfStr(brokerVar(cur, "fetchState", b))
+				st.StopFetcher = was != now
+				st.DropResponse = findMsg(prev, "FetchResponse", 0, b) != nil && findMsg(cur, "FetchResponse", 0, b) == nil
+			}
 		case "LeaderHandleAlterPartitionResponse":
 			m := findMsg(prev, "AlterPartitionResponse", 0, args[0])
 			if m == nil {

@@ -401,3 +401,61 @@ func TestReleaseProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildInputShutdownSteps: the shutdown's steps of walks with crashes and controlled
+// shutdowns reach the harness with the broker's status after them, so that it runs the step
+// Kafka takes (BrokerCrash from 3.8 begins the shutdown and BrokerStop ends it; a controlled
+// shutdown leaves the broker serving, with ZooKeeper without the fetcher of a partition it
+// follows), and none is left unmapped.
+func TestBuildInputShutdownSteps(t *testing.T) {
+	for _, rel := range []string{"3.9.2", "4.1.1"} {
+		spec, err := specs.Load("../specs/kafka-18723.toml", []string{"crash=2", "controlled_shutdown=1", "lag=1", "leader_change=1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := spec.CheckByName("buggy")
+		cfg := specs.KafkaConfig(c.Config)
+		v, err := releaseProfile(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Version, cfg.Without, cfg.Fix18723 = v, 0, false
+		m, err := model.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for k := int64(0); k < 300; k++ {
+			tr := &itfTrace{States: walk(m, 1, k, 60)}
+			in, unmapped, err := buildInput(tr, cfg, "walk")
+			if err != nil || len(unmapped) > 0 {
+				t.Fatalf("%s walk %d: %v, unmapped %v", rel, k, err, unmapped)
+			}
+			for _, st := range in.Steps {
+				switch st.Action {
+				case "BrokerCrash", "BrokerControlledShutdown", "BrokerBeginShutdown", "BrokerStop":
+					key := st.Action + " -> " + st.Status
+					if st.StopFetcher {
+						key += ", fetcher stopped"
+					}
+					seen[key]++
+				}
+			}
+		}
+		t.Logf("%s: %v", rel, seen)
+		want := []string{"BrokerCrash -> closing", "BrokerStop -> down", "BrokerControlledShutdown -> shutting down", "BrokerBeginShutdown -> closing"}
+		if rel == "3.9.2" {
+			want = append(want, "BrokerControlledShutdown -> shutting down, fetcher stopped")
+		}
+		for _, w := range want {
+			if seen[w] == 0 {
+				t.Errorf("%s: no step %q in 300 walks; saw %v", rel, w, seen)
+			}
+		}
+		for k := range seen {
+			if strings.HasSuffix(k, "-> ") || strings.Contains(k, "starting") {
+				t.Errorf("%s: step %q: no status the harness runs", rel, k)
+			}
+		}
+	}
+}

@@ -337,12 +337,12 @@ func statusName(r *Replica) string {
 	switch {
 	case !r.Alive:
 		return "down"
+	case r.Shut == ShutClosing: // also a restarted broker whose registration was not read yet
+		return "closing"
 	case r.Register, r.Shut == ShutStarting:
 		return "starting"
 	case r.Shut == ShutRequested:
 		return "shutting down"
-	case r.Shut == ShutClosing:
-		return "closing"
 	}
 	return "up"
 }

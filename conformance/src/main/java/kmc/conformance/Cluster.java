@@ -95,6 +95,8 @@ final class Cluster implements AutoCloseable {
         Object log; // UnifiedLog
         Object partition; // kafka.cluster.Partition, null while down
         boolean up = true;
+        /** null while running; "shutting down" after a granted controlled shutdown; "closing" once it stopped serving. */
+        String shut;
         final Map<Integer, Fetcher> fetchers = new TreeMap<>();
         final Object failed = Dyn.construct(Dyn.clsOrThrow("kafka.server.FailedPartitions"), 0, (t, k) -> null);
         Alter alter;
@@ -997,9 +999,47 @@ final class Cluster implements AutoCloseable {
         }
     }
 
+    /**
+     * BrokerBeginShutdown(b), and BrokerCrash(b) from 3.8: request processing stops, so the
+     * connections of the followers that fetch from b close (a fetch in flight to b, or b's
+     * response, fails as a disconnect); then KafkaScheduler.shutdown runs the tasks already
+     * queued (their delay has passed) and ignores those scheduled later. b's own fetchers run
+     * on until BrokerStop.
+     */
+    void beginShutdown(int b) throws Exception {
+        Broker br = brokers[b];
+        for (int f = 1; f <= n; f++) {
+            Exchange ex = exchanges[f];
+            if (ex != null && f != b && ex.leader == b) {
+                fail(f, new IOException("connection closed: broker " + b + " stopped serving"));
+            }
+        }
+        br.sched.runAll();
+        br.sched.stopped = true;
+        br.shut = "closing";
+    }
+
+    /**
+     * BrokerControlledShutdown(b): the controller granted it; b serves on. With ZooKeeper a
+     * partition b follows gets StopReplica (deletePartition = false): it leaves b's fetcher
+     * (ReplicaManager.stopReplicas -> removeFetcherForPartitions), and a response in flight to
+     * b reaches a fetcher that no longer holds it.
+     */
+    void controlledShutdown(int b, boolean stopFetcher, boolean dropResponse) throws Exception {
+        Broker br = brokers[b];
+        br.shut = "shutting down";
+        if (stopFetcher) {
+            br.removeFetcher();
+            if (dropResponse) {
+                responseAfterLeaderChange(b);
+            }
+        }
+    }
+
     void restart(int b) {
         Broker br = brokers[b];
         br.up = true;
+        br.shut = null;
         br.partition = br.newPartition();
     }
 

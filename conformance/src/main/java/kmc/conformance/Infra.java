@@ -55,6 +55,8 @@ final class Infra {
         final Object mock;
         final List<Runnable> pending = new ArrayList<>();
         final List<String> names = new ArrayList<>();
+        /** Shut down (KafkaScheduler.shutdown): later tasks are ignored. */
+        boolean stopped;
 
         Sched() {
             Class<?> c = Dyn.clsOrThrow("org.apache.kafka.server.util.Scheduler");
@@ -62,6 +64,12 @@ final class Infra {
                 String n = inv.getMethod().getName();
                 if (n.equals("schedule") || n.equals("scheduleOnce")) {
                     Object[] a = inv.getArguments();
+                    if (stopped) {
+                        // KafkaScheduler.schedule after shutdown: "Kafka scheduler is not
+                        // running ... The task is ignored" (4.1.1 KafkaScheduler.java).
+                        Events.add("scheduler stopped: task " + a[0] + " ignored");
+                        return Mockito.mock(ScheduledFuture.class);
+                    }
                     long period = a.length >= 4 ? ((Number) a[3]).longValue() : -1;
                     if (period <= 0) {
                         names.add((String) a[0]);

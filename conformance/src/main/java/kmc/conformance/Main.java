@@ -209,7 +209,16 @@ public final class Main {
                 // The controller's own step: what it decides reaches the brokers as partition state
                 // (BrokerHandleLeaderAndIsr), taken from the trace.
             }
-            case "BrokerCrash", "BrokerControlledShutdown" -> c.crash(x.get(0), "clean", 0, 0, 0, x.size() > 1 ? x.get(1) : 0);
+            case "BrokerCrash", "BrokerControlledShutdown", "BrokerBeginShutdown", "BrokerStop" -> {
+                String status = (String) s.getOrDefault("status", "down");
+                switch (status) {
+                    case "down" -> c.crash(x.get(0), "clean", 0, 0, 0, 0);
+                    case "closing" -> c.beginShutdown(x.get(0));
+                    case "shutting down" -> c.controlledShutdown(x.get(0), Boolean.TRUE.equals(s.get("stopFetcher")),
+                            Boolean.TRUE.equals(s.get("dropResponse")));
+                    default -> throw new IllegalArgumentException(a + ": broker status " + status + " after the step");
+                }
+            }
             case "BrokerUncleanCrash" -> c.crash(x.get(0), "unclean", x.get(1), 0, x.get(2), 0);
             case "BrokerPowerLoss" -> c.crash(x.get(0), "power", x.get(1), x.get(2), x.get(3), 0);
             case "BrokerRestart" -> c.restart(x.get(0));

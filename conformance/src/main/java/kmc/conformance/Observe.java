@@ -35,7 +35,7 @@ final class Observe {
     static Map<String, Object> broker(Cluster c, Cluster.Broker br) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", br.id);
-        m.put("status", br.up ? "up" : "down");
+        m.put("status", !br.up ? "down" : br.shut != null ? br.shut : "up");
         String role = "none";
         int leader = 0;
         int epoch = 0;
