@@ -152,8 +152,17 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	do(t, ctx, "the sequence chart", chromedp.WaitVisible(chromedp.CSS("#sequence svg g#step-34.current")))
-	if n := eval[int](t, ctx, `document.querySelectorAll("#sequence svg g.step").length`); n != 34 {
+	if n := eval[int](t, ctx, `document.querySelectorAll("#sequence > svg g.step").length`); n != 34 {
 		t.Errorf("the sequence chart: got %d steps, want 34", n)
+	}
+	// Scrolled to its end, the chart keeps its lane headers (the actors' names) in view.
+	if d := eval[float64](t, ctx, `(function () { var b = document.querySelector("#sequence"), h = b.querySelector(".seq-head");
+		return b.scrollTop > 0 && h ? Math.abs(h.getBoundingClientRect().top - b.getBoundingClientRect().top) : -1; })()`); d < 0 || d > 2 {
+		t.Errorf("the sequence chart's lane headers: %v pixels from the top of the scrolled chart, want them at its top", d)
+	}
+	if n, m := eval[int](t, ctx, `document.querySelectorAll("#sequence .seq-head g.lane").length`),
+		eval[int](t, ctx, `document.querySelectorAll("#sequence > svg g.lane").length`); n != m || n < 4 {
+		t.Errorf("the sequence chart's sticky lane headers: got %d lanes, the chart has %d (the controller and 3 brokers)", n, m)
 	}
 
 	// Back (the arrow key, then the button) and the URL restore a state.

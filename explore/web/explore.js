@@ -111,6 +111,7 @@
     api("/api/sequence?" + query({ path: loc.path, at: String(view.at), back: loc.back, stutter: loc.stutter })).then(function (svg) {
       if (mine !== seq) { return; }
       box.innerHTML = svg;
+      stickyLanes(box);
       var cur = box.querySelector("g#step-" + view.at);
       if (cur) { cur.classList.add("current"); }
       box.scrollTop = box.scrollHeight; // the chart ends at the current state (and a lasso's back step)
@@ -118,6 +119,21 @@
       if (mine !== seq) { return; }
       box.textContent = String(err.message || err);
     });
+  }
+
+  // stickyLanes keeps the chart's lane headers (the actors' names) in view while the chart
+  // scrolls: a copy of the chart, cut to its top, sticks over the chart's own headers.
+  function stickyLanes(box) {
+    var svg = box.querySelector("svg");
+    if (!svg) { return; }
+    var head = document.createElement("div");
+    head.className = "seq-head";
+    var copy = svg.cloneNode(true);
+    copy.removeAttribute("id");
+    Array.prototype.forEach.call(copy.querySelectorAll("[id]"), function (e) { e.removeAttribute("id"); });
+    copy.setAttribute("aria-hidden", "true");
+    head.appendChild(copy);
+    box.insertBefore(head, svg);
   }
 
   function render() {
