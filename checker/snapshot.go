@@ -17,7 +17,7 @@ import (
 // checked, the recorded graph (edges, action codes, property flags, cut steps, truncated
 // states). It also records the shape of the search (the model's variables and action
 // kinds, fairness, properties, bounds, and the options that shape the search: MaxDepth,
-// Deadlock, Symmetry), which must match where it is resumed.
+// Deadlock, Symmetry, POR), which must match where it is resumed.
 //
 // A snapshot handed to Options.Checkpoint is a view of the engine's tables: it is valid
 // only during that call, and WriteTo is all it is for. ReadSnapshot reads one back.
@@ -82,11 +82,12 @@ type snapShape struct {
 	maxDepth    int
 	deadlock    bool
 	symmetry    bool
+	por         bool
 }
 
 const (
 	snapMagic   = "KMCSNAP\x00"
-	snapVersion = 2
+	snapVersion = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -94,7 +95,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // shape is the shape of e's search.
 func (e *engine[S]) shape() snapShape {
 	sh := snapShape{vars: e.m.Vars(), kinds: e.m.ActionKinds(), fair: e.kfair, maxDepth: e.opts.MaxDepth,
-		deadlock: e.opts.Deadlock, symmetry: e.sym != nil}
+		deadlock: e.opts.Deadlock, symmetry: e.sym != nil, por: e.por != nil}
 	for _, p := range e.props {
 		sh.props = append(sh.props, string(p.Kind)+" "+p.Name)
 	}
@@ -149,6 +150,8 @@ func (sh snapShape) diff(o snapShape) string {
 		return "deadlock: the snapshot has " + yesNo(sh.deadlock) + ", the search has " + yesNo(o.deadlock)
 	case sh.symmetry != o.symmetry:
 		return "symmetry: the snapshot has " + yesNo(sh.symmetry) + ", the search has " + yesNo(o.symmetry)
+	case sh.por != o.por:
+		return "partial-order reduction: the snapshot has " + yesNo(sh.por) + ", the search has " + yesNo(o.por)
 	}
 	return ""
 }
@@ -254,6 +257,7 @@ func (s *Snapshot) head() []byte {
 	u64(uint64(sh.maxDepth))
 	boolean(sh.deadlock)
 	boolean(sh.symmetry)
+	boolean(sh.por)
 	boolean(s.rec)
 	u64(uint64(len(s.someHit)))
 	for _, h := range s.someHit {
@@ -832,6 +836,7 @@ func (in *snapIn) readHead(s *Snapshot) error {
 	sh.maxDepth = int(small(u64(), "max depth", maxState))
 	sh.deadlock = boolean()
 	sh.symmetry = boolean()
+	sh.por = boolean()
 	s.rec = boolean()
 	if err == nil {
 		var n int
