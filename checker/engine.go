@@ -32,11 +32,14 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 			res.Stats.Reduced += w.reduced
 			res.Stats.Proviso += w.proviso
 		}
-		if res.Verdict == Violated && res.Trace != nil {
+		if res.Verdict == Violated && res.Trace != nil && res.Stats.Reduced > 0 {
+			// (A search that reduced no state was the plain one: its trace is a shortest.)
 			shorten(m, props, opts, &res)
 		}
 	}
-	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && e.por == nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+	// A search under the reduction that expanded every state in full is the plain search,
+	// state for state.
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && res.Stats.Reduced == 0 && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
 		// Every state was expanded once, by one worker (OrbitSize), or committed once with
 		// the class size of its candidate (EncodeCanonical).
 		res.Stats.Unreduced = e.orbits
