@@ -170,7 +170,6 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	if len(w.succ) > 1<<16 {
 		panic("checker: a state has more than 65536 successors")
 	}
-	w.pb.noKey = gset{}
 	if e.por != nil && w.stubborn() {
 		// Every step is checked against the action properties (a violation found is real);
 		// only the reduced set's successors join the search, unless the proviso refuses it.
@@ -187,7 +186,10 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 			case setStutters:
 				// Every step of the set is a stuttering step: another key, if there is one.
 				w.pb.noKey.or(&w.pb.keys)
-				if try < 3 && w.stubborn() {
+				w.pb.retry = true
+				again := try < 3 && w.stubborn()
+				w.pb.retry = false
+				if again {
 					continue
 				}
 			}
@@ -200,8 +202,40 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 		return
 	}
 	for i := range w.succ {
-		w.checkStep(s, i, idx, fr, k, out)
-		w.addSucc(i)
+		t := &w.succ[i]
+		for _, pi := range e.act {
+			if !e.props[pi].Step(s, w.acts[i], t) {
+				out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi, fp: e.fp(fr.state(k))})
+				break
+			}
+		}
+		start, orbit := len(w.encs), 1
+		switch {
+		case e.cenc != nil:
+			w.encs, orbit = e.cenc.EncodeCanonical(t, w.encs)
+		case e.sym != nil:
+			e.sym.Canonicalize(t)
+			fallthrough
+		default:
+			w.encs = e.m.Encode(t, w.encs)
+		}
+		fp := e.fp(w.encs[start:])
+		if !e.rec {
+			// Safety only: a successor generated before in this chunk is either known or a
+			// candidate already, and needs no lookup.
+			slot, dup := w.cset.find(fp)
+			if dup {
+				w.encs = w.encs[:start]
+				continue
+			}
+			w.cset.add(slot, fp, 0)
+			w.bpos = append(w.bpos, uint16(i))
+		}
+		w.encEnd = append(w.encEnd, uint32(len(w.encs)))
+		w.fps = append(w.fps, fp)
+		if e.cenc != nil {
+			w.borbit = append(w.borbit, uint32(orbit))
+		}
 	}
 	if e.rec {
 		w.bacts = append(w.bacts, w.acts...)

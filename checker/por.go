@@ -174,6 +174,7 @@ type porBuf struct {
 	kept    int   // how many of them joined the batch (stuttering steps do not)
 	keys    gset  // the chosen set's enabled groups
 	noKey   gset  // groups not to start a set from (their steps only stutter)
+	retry   bool  // stubborn is called again for the same state (noKey stands)
 	// The kept successors' canonical encodings, fingerprints and class sizes, computed for
 	// the proviso before they join the batch.
 	encs  []byte
@@ -189,6 +190,9 @@ func (w *worker[S]) stubborn() bool {
 	p, b := w.e.por, &w.pb
 	if len(w.succ) == 0 {
 		return false
+	}
+	if !b.retry {
+		b.noKey = gset{}
 	}
 	if cap(b.steps) < p.groups {
 		b.steps = make([]int, p.groups)
