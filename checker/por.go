@@ -175,6 +175,10 @@ type porBuf struct {
 	keys    gset  // the chosen set's enabled groups
 	noKey   gset  // groups not to start a set from (their steps only stutter)
 	retry   bool  // stubborn is called again for the same state (noKey stands)
+	// The necessary enabling set chosen for each disabled group in this state, once
+	// computed (nesOf), and which are computed.
+	nes     []gset
+	nesDone gset
 	// The kept successors' canonical encodings, fingerprints and class sizes, computed for
 	// the proviso before they join the batch.
 	encs  []byte
@@ -193,6 +197,10 @@ func (w *worker[S]) stubborn() bool {
 	}
 	if !b.retry {
 		b.noKey = gset{}
+	}
+	b.nesDone = gset{}
+	if len(b.nes) < p.groups {
+		b.nes = make([]gset, p.groups)
 	}
 	if cap(b.steps) < p.groups {
 		b.steps = make([]int, p.groups)
@@ -232,6 +240,9 @@ func (w *worker[S]) stubborn() bool {
 			if ok && steps < bestSteps {
 				best, bestSteps = t, steps
 			}
+			if bestSteps == 1 {
+				break // no set is smaller
+			}
 		}
 	}
 	if bestSteps == len(w.succ) {
@@ -263,10 +274,15 @@ func (w *worker[S]) closure(key int, enabled *gset, limit int) (gset, int, bool)
 			for word := todo[k]; word != 0; word &= word - 1 {
 				g := k*64 + bits.TrailingZeros64(word)
 				done.add(g)
-				if enabled.has(g) {
+				switch {
+				case enabled.has(g):
 					t.or(&p.conflict[g])
-				} else {
-					t.or(p.necessary(&w.cur, g))
+				case b.nesDone.has(g):
+					t.or(&b.nes[g])
+				default:
+					b.nes[g] = *p.necessary(&w.cur, g)
+					b.nesDone.add(g)
+					t.or(&b.nes[g])
 				}
 			}
 		}
