@@ -28,6 +28,7 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
 	if e.por != nil {
 		res.Stats.POR = true
+		res.Stats.Reduced, res.Stats.Proviso = e.reduced0, e.proviso0
 		for _, w := range e.ws {
 			res.Stats.Reduced += w.reduced
 			res.Stats.Proviso += w.proviso
@@ -208,11 +209,13 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
-	orbits    int64 // with CanonicalEncoder: the class sizes of the states committed
-	spilled   int64 // bytes written by the frontiers' spill files
-	start     time.Time
-	lastProg  time.Time
-	lastCkpt  time.Time
+	// The reduction's counts before a resumed search (Stats.Reduced, Stats.Proviso).
+	reduced0, proviso0 int64
+	orbits             int64 // with CanonicalEncoder: the class sizes of the states committed
+	spilled            int64 // bytes written by the frontiers' spill files
+	start              time.Time
+	lastProg           time.Time
+	lastCkpt           time.Time
 }
 
 // Limits that can stop a search.

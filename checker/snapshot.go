@@ -51,8 +51,10 @@ type Snapshot struct {
 
 	shape      snapShape
 	queueExtra int64
-	best       violation
-	someHit    []bool
+	// The partial-order reduction's counts so far (Stats.Reduced, Stats.Proviso).
+	reduced, proviso int64
+	best             violation
+	someHit          []bool
 
 	set         *fpSet
 	links       *parentLinks
@@ -169,9 +171,13 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 	s := &Snapshot{
 		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
-		shape: e.shape(), queueExtra: p.queueExtra, best: p.best,
+		shape: e.shape(), queueExtra: p.queueExtra, best: p.best, reduced: e.reduced0, proviso: e.proviso0,
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		rec: e.rec, view: true,
+	}
+	for _, w := range e.ws {
+		s.reduced += w.reduced
+		s.proviso += w.proviso
 	}
 	for i := range e.someHit {
 		s.someHit = append(s.someHit, e.someHit[i].Load())
@@ -258,6 +264,8 @@ func (s *Snapshot) head() []byte {
 	boolean(sh.deadlock)
 	boolean(sh.symmetry)
 	boolean(sh.por)
+	u64(uint64(s.reduced))
+	u64(uint64(s.proviso))
 	boolean(s.rec)
 	u64(uint64(len(s.someHit)))
 	for _, h := range s.someHit {
@@ -837,6 +845,8 @@ func (in *snapIn) readHead(s *Snapshot) error {
 	sh.deadlock = boolean()
 	sh.symmetry = boolean()
 	sh.por = boolean()
+	s.reduced = int64(small(u64(), "states reduced", maxState))
+	s.proviso = int64(small(u64(), "states the proviso expanded", maxState))
 	s.rec = boolean()
 	if err == nil {
 		var n int
@@ -1109,6 +1119,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	e.links = *s.links
 	*cur, *next = *s.cur, *s.next
 	e.generated, e.distinct = s.Generated, s.Distinct
+	e.reduced0, e.proviso0 = s.reduced, s.proviso
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
 	for i, h := range s.someHit {
 		e.someHit[i].Store(h)
