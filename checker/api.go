@@ -414,7 +414,7 @@ type Options struct {
 	// Resume, when non-nil, goes on with the search a snapshot records (ReadSnapshot reads
 	// one back) instead of starting one; the result is the one the search would have had
 	// without the stop, whatever the number of workers. The model, its configuration, the
-	// properties and the options that shape the search (MaxDepth, Deadlock, Symmetry,
+	// properties and the options that shape the search (MaxDepth, Deadlock, Symmetry, POR,
 	// FairnessOverride) must be those of the search it was taken from: Check refuses it
 	// otherwise (verdict incomplete, the reason naming what differs). Check takes the
 	// snapshot over; it resumes one search. Stats.Elapsed counts the time before the
@@ -448,7 +448,8 @@ type Stats struct {
 	GraphSpilled int64 // liveness graph: bytes of successor lists written to disk
 	// Unreduced, after a complete search under symmetry of a model that is an Orbiter, is
 	// the number of distinct states the search without symmetry finds: the sum of the
-	// classes' sizes. 0 otherwise, and with a Deferring model's open choice.
+	// classes' sizes. 0 otherwise, with a Deferring model's open choice, and when the
+	// partial-order reduction reduced a state.
 	Unreduced int64
 	// Symmetry is true when the search explored one state per symmetry class (Options.
 	// Symmetry and a Symmetric model), and Deferred when it did so with the model's choice
