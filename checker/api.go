@@ -49,9 +49,9 @@ import "time"
 //     objects of the state its steps may read and write (footprints, not guesses: a group
 //     that may touch an object declares it, in every state). Two groups whose footprints do
 //     not conflict must accord in every reachable state where both have a step: both
-//     orders reach the same states and neither disables the other; a group's enabledness
-//     (a step, or a step a bound cut) changes only by steps of groups that write what it
-//     reads; a guard's value changes only by steps of groups that write what it reads, and
+//     orders reach the same states and neither disables the other; whether a group has a
+//     step (a step a bound cut is none: the reduction is of the model as its bounds leave
+//     it) changes only by steps of groups that write what it reads; a guard's value changes only by steps of groups that write what it reads, and
 //     a group has no step where one of its guards is false; a property that declares what
 //     it reads (Property.Reads) keeps its value over a step of a group that writes none of
 //     it. CheckIndependence checks each on every reachable state of a configuration.
@@ -152,8 +152,8 @@ type Independent[S any] interface {
 	// Writes must be a subset of reads.
 	Footprint(g int) (reads, writes Objects)
 	// Guards is the number of guards group g declares (0..MaxGuards): conditions, each
-	// a function of the objects GuardReads names, that hold wherever g has a step or a cut
-	// step. A group without a step whose guard is false can be enabled only by a step that
+	// a function of the objects GuardReads names, that hold wherever g has a step (a
+	// fault's budget left, a bound not reached, a message to take). A group without a step whose guard is false can be enabled only by a step that
 	// writes what that guard reads, which is usually much less than what the group reads.
 	Guards(g int) int
 	// GuardReads is what guard k of group g reads.
@@ -166,7 +166,7 @@ type Independent[S any] interface {
 const MaxGuards = 8
 
 // MaxGroups is the largest number of groups an Independent model may declare.
-const MaxGroups = 256
+const MaxGroups = 512
 
 // Projected is implemented by models that identify a state by a view of it (contract
 // item 7), as TLC's VIEW: the engine fingerprints View(enc) instead of enc. View returns a

@@ -165,7 +165,7 @@ type engine[S any] struct {
 	cenc    CanonicalEncoder[S]     // nil unless sym is set and the model has it
 	view    func(enc []byte) []byte // the model's Projected.View, or nil
 	ev      Eventer[S]
-	bnd     Bounded[S] // nil unless the model has bounds and liveness, deadlock or POR needs its cuts
+	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
 	por     *por[S]    // the partial-order reduction (Options.POR and an Independent model), or nil
 	kfair   []Fairness // fairness per action kind
 	props   []Property[S]
@@ -299,7 +299,7 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	for k := range e.kfair {
 		e.kfair[k] = e.fairness(k)
 	}
-	if b, ok := any(m).(Bounded[S]); ok && (e.rec || opts.Deadlock || e.por != nil) {
+	if b, ok := any(m).(Bounded[S]); ok && (e.rec || opts.Deadlock) {
 		e.bnd = b
 		if len(b.Bounds()) > 1<<16 {
 			panic("checker: the model has more than 65536 bounds")

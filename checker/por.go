@@ -22,9 +22,13 @@ import "math/bits"
 //	a disabled group of T brings in a necessary enabling set (its false guard's writers);
 //
 // and takes the steps of T's enabled groups (its ample set) when T leaves some enabled
-// group out, choosing the T with the fewest steps (ties: the smallest key group). A group
-// with a step a model bound cut (Bounded) counts as enabled: it brings in what it conflicts
-// with, and a set that leaves it out is a reduced one. These are the conditions
+// group out, choosing the T with the fewest steps (ties: the smallest key group). The
+// reduction is of the model as its bounds leave it: a step a bound cut (Bounded) is no step
+// (safety verdicts do not depend on cuts, contract item 5), and a group whose steps are all
+// cut is disabled, its necessary enabling set from a false guard (a fault budget used up,
+// max_records reached). A state with no step but a cut one is no deadlock; stubborn sets
+// keep every state without a step that the full search reaches, so the reduced search
+// reports the same deadlocks. These are the conditions
 //
 //	C0: the ample set is empty only when the state has no step (the key group has one);
 //	C1: along any path from the state made of steps outside T, every step accords with the
@@ -61,12 +65,44 @@ type gset [MaxGroups / 64]uint64
 
 func (s *gset) add(g int)      { s[g>>6] |= 1 << (g & 63) }
 func (s *gset) has(g int) bool { return s[g>>6]&(1<<(g&63)) != 0 }
-func (s *gset) or(o *gset)     { s[0] |= o[0]; s[1] |= o[1]; s[2] |= o[2]; s[3] |= o[3] }
-func (s *gset) empty() bool    { return s[0]|s[1]|s[2]|s[3] == 0 }
-func (s *gset) andNot(o *gset) gset {
-	return gset{s[0] &^ o[0], s[1] &^ o[1], s[2] &^ o[2], s[3] &^ o[3]}
+
+func (s *gset) or(o *gset) {
+	for i := range s {
+		s[i] |= o[i]
+	}
 }
-func (s *gset) and(o *gset) gset { return gset{s[0] & o[0], s[1] & o[1], s[2] & o[2], s[3] & o[3]} }
+
+func (s *gset) empty() bool {
+	var x uint64
+	for _, w := range s {
+		x |= w
+	}
+	return x == 0
+}
+
+func (s *gset) andNot(o *gset) gset {
+	var r gset
+	for i := range s {
+		r[i] = s[i] &^ o[i]
+	}
+	return r
+}
+
+func (s *gset) and(o *gset) gset {
+	var r gset
+	for i := range s {
+		r[i] = s[i] & o[i]
+	}
+	return r
+}
+
+func (s *gset) count() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
 
 func objectsMeet(a, b *Objects) bool {
 	return a[0]&b[0]|a[1]&b[1]|a[2]&b[2]|a[3]&b[3] != 0
@@ -167,14 +203,14 @@ func (p *por[S]) necessary(s *S, g int) *gset {
 
 // porBuf is a worker's scratch for the reduction, reused from state to state.
 type porBuf struct {
-	en, cut gset  // groups with a step, groups with a step a bound cut
-	steps   []int // per group: its steps in the state (counted only for enabled groups)
-	grp     []int // per successor: its group
-	keep    []int // the successors of the chosen set, in Next's order
-	kept    int   // how many of them joined the batch (stuttering steps do not)
-	keys    gset  // the chosen set's enabled groups
-	noKey   gset  // groups not to start a set from (their steps only stutter)
-	retry   bool  // stubborn is called again for the same state (noKey stands)
+	en    gset  // groups with a step
+	steps []int // per group: its steps in the state (counted only for enabled groups)
+	grp   []int // per successor: its group
+	keep  []int // the successors of the chosen set, in Next's order
+	kept  int   // how many of them joined the batch (stuttering steps do not)
+	keys  gset  // the chosen set's enabled groups
+	noKey gset  // groups not to start a set from (their steps only stutter)
+	retry bool  // stubborn is called again for the same state (noKey stands)
 	// The necessary enabling set chosen for each disabled group in this state, once
 	// computed (nesOf), and which are computed.
 	nes     []gset
@@ -187,8 +223,8 @@ type porBuf struct {
 	orbit []uint32
 }
 
-// stubborn chooses the reduced set of the current state, whose steps are w.succ and w.acts
-// and whose cut steps are w.cut: it fills w.pb.keep with the positions of its steps and
+// stubborn chooses the reduced set of the current state, whose steps are w.succ and w.acts:
+// it fills w.pb.keep with the positions of its steps and
 // reports true, or reports false when the state is to be expanded in full.
 func (w *worker[S]) stubborn() bool {
 	p, b := w.e.por, &w.pb
@@ -206,7 +242,7 @@ func (w *worker[S]) stubborn() bool {
 		b.steps = make([]int, p.groups)
 	}
 	b.steps = b.steps[:p.groups]
-	b.en, b.cut = gset{}, gset{}
+	b.en = gset{}
 	b.grp = b.grp[:0]
 	for _, a := range w.acts {
 		g := p.ind.Group(a)
@@ -220,16 +256,8 @@ func (w *worker[S]) stubborn() bool {
 		b.steps[g]++
 		b.grp = append(b.grp, g)
 	}
-	for _, a := range w.cut {
-		g := p.ind.Group(a)
-		if g < 0 || g >= p.groups {
-			panic("checker: partial-order reduction: action " + w.e.m.ActionName(a) + " has group " + itoa(g) + " outside 0.." + itoa(p.groups-1))
-		}
-		b.cut.add(g)
-	}
 	enabled := b.en
-	enabled.or(&b.cut)
-	if n := bits.OnesCount64(enabled[0]) + bits.OnesCount64(enabled[1]) + bits.OnesCount64(enabled[2]) + bits.OnesCount64(enabled[3]); n <= 1 {
+	if enabled.count() <= 1 {
 		return false
 	}
 	best, bestSteps := gset{}, len(w.succ)
@@ -259,7 +287,7 @@ func (w *worker[S]) stubborn() bool {
 }
 
 // closure is the stubborn set from key group key in the current state (enabled: the groups
-// with a step or a cut step), with the number of steps it takes, or false when it holds a
+// with a step), with the number of steps it takes, or false when it holds a
 // visible group with a step, every enabled group, or no fewer steps than limit.
 func (w *worker[S]) closure(key int, enabled *gset, limit int) (gset, int, bool) {
 	p, b := w.e.por, &w.pb

@@ -255,8 +255,10 @@ func (m porCut) NextCut(s *cstate, succ []cstate, acts []uint64, cut []uint64, b
 
 func (porCut) Bounds() []string { return []string{"cap=2"} }
 
-// TestPORCuts: a cut step counts as enabled: the corner (2,N,N,N), whose only step is cut,
-// is no deadlock under the reduction either, and the declarations hold with the cut steps.
+// TestPORCuts: the reduction is of the model as its bound leaves it (a cut step is no
+// step), and the deadlock rule stays: the corner (2,N,N,N), whose only step is cut, is no
+// deadlock under the reduction either, with reduced sets on the way; the declarations hold
+// for the bounded model.
 func TestPORCuts(t *testing.T) {
 	m := porCut{porCounters{counters{N: 3, noDec: true, noMove: true}}}
 	if _, err := CheckIndependence[cstate](m, porProps(3)[:2], nil, 1<<16); err != nil {

@@ -3,19 +3,20 @@ package checker
 import "errors"
 
 // CheckIndependence checks a model's declarations of independence (contract item 9,
-// Independent) against the model itself, on every state reachable from inits (m.Init's
+// Independent) against the model itself, as its bounds leave it (a step a bound cut is no
+// step), on every state reachable from inits (m.Init's
 // states when inits is nil; a Deferring model's InitDeferred states to check the search
 // under symmetry with its choice open), up to maxStates states. For each state it checks
 // what the partial-order reduction relies on (por.go):
 //
-//  1. every step's and every cut step's group is one of the model's;
+//  1. every step's group is one of the model's;
 //  2. accord: for two groups whose footprints do not conflict, each with a step, every step
-//     of one leaves the other enabled (a step or a cut step), and the states reached by a
-//     step of each, in either order, are the same set;
+//     of one leaves the other with a step, and the states reached by a step of each, in
+//     either order, are the same set;
 //  3. enabling: a step leaves unchanged whether each group that does not read what it
-//     writes has a step, and whether it has a cut step;
-//  4. guards: a group with a false guard has neither a step nor a cut step, and a step
-//     leaves each guard that reads nothing it writes as it was;
+//     writes has a step;
+//  4. guards: a group with a false guard has no step, and a step leaves each guard that
+//     reads nothing it writes as it was;
 //  5. visibility: over a step of a group that writes nothing a property reads (Property.
 //     Reads), an invariant's or Sometimes property's value does not change; an action
 //     property holds on the step, and every other step from the same state of a group
@@ -33,11 +34,10 @@ func CheckIndependence[S any](m Model[S], props []Property[S], inits []S, maxSta
 	if p == nil {
 		return 0, errors.New(why)
 	}
-	bnd, _ := any(m).(Bounded[S])
 	if inits == nil {
 		inits = m.Init(nil)
 	}
-	c := &indCheck[S]{m: m, p: p, bnd: bnd, cache: map[string][]indStep{}}
+	c := &indCheck[S]{m: m, p: p, cache: map[string][]indStep{}}
 	seen := map[string]bool{}
 	var queue []string
 	for i := range inits {
@@ -56,7 +56,7 @@ func CheckIndependence[S any](m Model[S], props []Property[S], inits []S, maxSta
 			return n, errors.New("state " + itoa(n) + ": " + err.Error())
 		}
 		for _, st := range c.steps(enc) {
-			if !st.cut && !seen[st.to] {
+			if !seen[st.to] {
 				seen[st.to] = true
 				queue = append(queue, st.to)
 			}
@@ -69,37 +69,26 @@ func CheckIndependence[S any](m Model[S], props []Property[S], inits []S, maxSta
 type indStep struct {
 	act uint64
 	g   int
-	to  string // the successor's encoding; "" for a cut step
-	cut bool
+	to  string // the successor's encoding
 }
 
 type indCheck[S any] struct {
 	m     Model[S]
 	p     *por[S]
-	bnd   Bounded[S]
 	cache map[string][]indStep
 }
 
-// steps are the steps and cut steps of the state encoded enc (cached).
+// steps are the steps of the state encoded enc (cached).
 func (c *indCheck[S]) steps(enc string) []indStep {
 	if st, ok := c.cache[enc]; ok {
 		return st
 	}
 	var s S
 	c.m.Decode([]byte(enc), &s)
-	var succ []S
-	var acts, cut []uint64
-	if c.bnd != nil {
-		succ, acts, cut, _ = c.bnd.NextCut(&s, nil, nil, nil, nil)
-	} else {
-		succ, acts = c.m.Next(&s, nil, nil)
-	}
-	out := make([]indStep, 0, len(succ)+len(cut))
+	succ, acts := c.m.Next(&s, nil, nil)
+	out := make([]indStep, 0, len(succ))
 	for i := range succ {
 		out = append(out, indStep{act: acts[i], g: c.p.ind.Group(acts[i]), to: string(c.m.Encode(&succ[i], nil))})
-	}
-	for _, a := range cut {
-		out = append(out, indStep{act: a, g: c.p.ind.Group(a), cut: true})
 	}
 	if len(c.cache) > 1<<16 {
 		clear(c.cache)
@@ -108,19 +97,14 @@ func (c *indCheck[S]) steps(enc string) []indStep {
 	return out
 }
 
-// status says whether group g has a step (bit 0) and a cut step (bit 1) among steps.
+// status is 1 when group g has a step among steps, else 0.
 func status(steps []indStep, g int) int {
-	st := 0
 	for _, x := range steps {
 		if x.g == g {
-			if x.cut {
-				st |= 2
-			} else {
-				st |= 1
-			}
+			return 1
 		}
 	}
-	return st
+	return 0
 }
 
 func (c *indCheck[S]) name(a uint64) string { return c.m.ActionName(a) }
@@ -128,7 +112,7 @@ func (c *indCheck[S]) name(a uint64) string { return c.m.ActionName(a) }
 func (c *indCheck[S]) group(g int) string { return "group " + itoa(g) }
 
 // after is the set of states reached from the states tos by a step of group g, or nil when
-// one of tos has neither a step nor a cut step of g (first: the culprit's index).
+// one of tos has no step of g (then also the culprit's index).
 func (c *indCheck[S]) after(tos []string, g int) (map[string]bool, int) {
 	out := map[string]bool{}
 	for i, to := range tos {
@@ -137,7 +121,7 @@ func (c *indCheck[S]) after(tos []string, g int) (map[string]bool, int) {
 			return nil, i
 		}
 		for _, x := range st {
-			if x.g == g && !x.cut {
+			if x.g == g {
 				out[x.to] = true
 			}
 		}
@@ -154,9 +138,6 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 	for _, x := range steps {
 		if x.g < 0 || x.g >= p.groups {
 			return errors.New("action " + c.name(x.act) + " has group " + itoa(x.g) + " outside 0.." + itoa(p.groups-1))
-		}
-		if x.cut {
-			continue
 		}
 		if _, ok := byGroup[x.g]; !ok {
 			groups = append(groups, x.g)
@@ -191,9 +172,6 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 	}
 	// 3. Enabling.
 	for _, x := range steps {
-		if x.cut {
-			continue
-		}
 		after := c.steps(x.to)
 		for g := 0; g < p.groups; g++ {
 			if p.enablers[g].has(x.g) {
@@ -217,9 +195,6 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 		}
 	}
 	for _, x := range steps {
-		if x.cut {
-			continue
-		}
 		c.m.Decode([]byte(x.to), &t)
 		for g := 0; g < p.groups; g++ {
 			for k := range p.guardEn[g] {
@@ -239,9 +214,6 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 			continue
 		}
 		for _, x := range steps {
-			if x.cut {
-				continue
-			}
 			_, writes := p.ind.Footprint(x.g)
 			if objectsMeet(&writes, pr.Reads) {
 				continue
@@ -258,7 +230,7 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 				}
 				// The other steps from s, moved after x: the same value.
 				for _, y := range steps {
-					if y.cut || y.g == x.g || p.conflict[x.g].has(y.g) {
+					if y.g == x.g || p.conflict[x.g].has(y.g) {
 						continue
 					}
 					c.m.Decode([]byte(y.to), &u)
@@ -267,12 +239,12 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 					// reaches from u.
 					fromU := map[string]bool{}
 					for _, z := range c.steps(y.to) {
-						if z.g == x.g && !z.cut {
+						if z.g == x.g {
 							fromU[z.to] = true
 						}
 					}
 					for _, z := range c.steps(x.to) {
-						if z.act != y.act || z.cut || !fromU[z.to] {
+						if z.act != y.act || !fromU[z.to] {
 							continue
 						}
 						c.m.Decode([]byte(z.to), &v)
@@ -289,13 +261,8 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 }
 
 func enabledWord(st int) string {
-	switch st {
-	case 0:
+	if st == 0 {
 		return "disabled"
-	case 1:
-		return "a step"
-	case 2:
-		return "a cut step"
 	}
-	return "a step and a cut step"
+	return "a step"
 }

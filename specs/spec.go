@@ -966,9 +966,10 @@ func (s *Spec) runnable(cfg Config, what string) (checker.Runnable, checker.Opti
 		opts.Symmetry = s.Family.DefaultSymmetry(cfg)
 	}
 	// The partial-order reduction is on by default in a safety check (the engine uses it
-	// when the model declares independence); a liveness check runs without it.
+	// when the model declares independence), unless the family asks for it to be requested
+	// (PORByRequest); a liveness check runs without it.
 	_, live := r.Fairness(opts)
-	opts.POR = !live
+	opts.POR = !live && !s.Family.PORByRequest
 	if len(s.Fairness) > 0 {
 		kinds := r.ActionKinds()
 		over := make([]checker.Fairness, len(kinds))
