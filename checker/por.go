@@ -36,10 +36,14 @@ import "math/bits"
 //	C2: a reduced set's steps are invisible to every invariant, action property and
 //	    Sometimes property checked (they write nothing the property reads, Property.Reads);
 //	C3: the cycle proviso in its breadth-first form: a state whose reduced set reaches a
-//	    state that is closed (expanded already, or itself), that is a state with an index at
-//	    most its own in the search's order, is expanded in full. Every cycle of the reduced
-//	    graph has such a step (its indices cannot all grow), so every cycle holds a state
-//	    expanded in full and no step is ignored forever. This is the closed-set proviso of
+//	    state that is closed (expanded already: an index below its own in the search's
+//	    order) is expanded in full. Every cycle of the reduced graph has such a step (its
+//	    indices cannot all grow), so every cycle holds a state expanded in full. A step
+//	    back to the state itself is left out (it reaches nothing), and a set must have a
+//	    step that is not one (else another set, or the full one): so from every reduced
+//	    state a path of the set's other steps leads, in a finite graph, to a state expanded
+//	    in full, and no step enabled on the way is ignored forever (the condition safety
+//	    needs, Valmari's S). This is the closed-set proviso of
 //	    Bošnački, Leue and Lluch-Lafuente ("Partial-order reduction for general state
 //	    exploring algorithms", SPIN 2006, STTT 11(1) 2009) instantiated for breadth-first
 //	    search, where the closed set is the states below the current one in BFS order, which
