@@ -38,7 +38,22 @@ type Search struct {
 	SpillDir  string        // "": the spec's, else the system's temporary folder
 	Deadlock  bool          // report a reachable state without successors
 	Symmetry  Symmetry
+	POR       POR
 }
+
+// POR says whether a search uses the partial-order reduction (checker.Options.POR).
+type POR int
+
+const (
+	// PORDefault is the spec's choice: on in a safety check (where the model declares
+	// independence), off in a liveness check.
+	PORDefault POR = iota
+	// POROn asks for it; a check with a liveness property is then refused by the engine
+	// (verdict incomplete, the reason naming the property).
+	POROn
+	// POROff never uses it.
+	POROff
+)
 
 // Symmetry says whether a search uses the model's symmetry reduction.
 type Symmetry int
@@ -64,6 +79,12 @@ func (s Search) options(spec checker.Options) checker.Options {
 	o := specs.MergeOptions(spec, over, s.Memory != 0)
 	if s.Symmetry == SymmetryOff {
 		o.Symmetry = false
+	}
+	switch s.POR {
+	case POROn:
+		o.POR = true
+	case POROff:
+		o.POR = false
 	}
 	if o.Workers == 0 {
 		o.Workers = min(runtime.NumCPU(), specs.MaxWorkers)

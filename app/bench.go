@@ -34,12 +34,15 @@ type BenchRun struct {
 
 // BenchResult is one child run.
 type BenchResult struct {
-	Workers   int     `json:"workers"`
-	Verdict   string  `json:"verdict"`
-	Property  string  `json:"property,omitempty"`
-	Distinct  int64   `json:"distinct"`
-	Unreduced int64   `json:"unreduced,omitempty"`
-	Deferred  bool    `json:"deferred,omitempty"` // under symmetry with the assignment order open
+	Workers   int    `json:"workers"`
+	Verdict   string `json:"verdict"`
+	Property  string `json:"property,omitempty"`
+	Distinct  int64  `json:"distinct"`
+	Unreduced int64  `json:"unreduced,omitempty"`
+	Deferred  bool   `json:"deferred,omitempty"` // under symmetry with the assignment order open
+	// Reduced is the number of states the partial-order reduction expanded with a reduced
+	// set (0: it reduced none, or was off).
+	Reduced   int64   `json:"por_reduced,omitempty"`
 	Depth     int     `json:"depth"`
 	Seconds   float64 `json:"seconds"`
 	PerSecond float64 `json:"states_per_second"`
@@ -196,13 +199,14 @@ func benchOnce(ctx context.Context, kmc string, r *BenchRun, w int) BenchResult 
 		Distinct  int64   `json:"distinct"`
 		Unreduced int64   `json:"unreduced"`
 		Deferred  bool    `json:"deferred"`
+		Reduced   int64   `json:"por_reduced"`
 		Depth     int     `json:"depth"`
 		Elapsed   float64 `json:"elapsed_seconds"`
 		Memory    int64   `json:"memory_bytes"`
 	}
 	json.Unmarshal(last["stats"], &st)
 	res.Distinct, res.Unreduced, res.Depth, res.Seconds, res.EngineB = st.Distinct, st.Unreduced, st.Depth, st.Elapsed, st.Memory
-	res.Deferred = st.Deferred
+	res.Deferred, res.Reduced = st.Deferred, st.Reduced
 	if res.Seconds > 0 {
 		res.PerSecond = float64(res.Distinct) / res.Seconds
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"kmc/checker"
 	"kmc/specs"
@@ -13,6 +14,11 @@ import (
 type SuiteOptions struct {
 	Workers int   // search workers per check; 0: the spec's, else every core
 	Memory  int64 // memory budget of the specs that set none; 0: DefaultMemory
+	// ComparePOR runs each check that its search ran under the partial-order reduction
+	// (and reduced a state) a second time without it, and counts as a difference another
+	// verdict or property, another trace length, or a reduced search's trace that does not
+	// replay as a violation of its property (SuiteRow.Plain).
+	ComparePOR bool
 	// OnEvent, when set, gets SuiteLoaded, then SuiteRowDone for each check and each
 	// robustness neighbour as it comes.
 	OnEvent func(Event)
@@ -29,6 +35,10 @@ type SuiteRow struct {
 	// Expectation compares a check's result with its spec (for a neighbour, Differs holds
 	// specs.Check.CompareNeighbour's line, if any).
 	Expectation
+	// Plain, with SuiteOptions.ComparePOR, is the result of the search without the
+	// partial-order reduction, when the check's search reduced a state; its differences
+	// from Result are in Differs, each starting "por: ".
+	Plain *checker.Result
 }
 
 // Name is the row's check: "buggy", or "buggy[max_epoch+1]" for a neighbour.
@@ -105,7 +115,18 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		if err != nil {
 			return nil, err
 		}
-		row.Result, row.Interrupted = interrupted(ctx, r.Check(specs.MergeOptions(opts, over, false)))
+		merged := specs.MergeOptions(opts, over, false)
+		row.Result, row.Interrupted = interrupted(ctx, r.Check(merged))
+		var porDiffs []string
+		if o.ComparePOR && !row.Interrupted && row.Result.Stats.POR && row.Result.Stats.Reduced > 0 {
+			merged.POR = false
+			plain, intr := interrupted(ctx, r.Check(merged))
+			row.Interrupted = intr
+			if !intr {
+				row.Plain = &plain
+				porDiffs = comparePOR(r, row.Result, plain)
+			}
+		}
 		switch {
 		case row.Interrupted:
 			res.Interrupted = true
@@ -119,6 +140,7 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		default:
 			res.Checks++
 			row.Expectation = expect(row.Spec, row.Check, row.Result)
+			row.Differs = append(row.Differs, porDiffs...)
 			if len(row.Mismatches()) > 0 {
 				res.Mismatches++
 			}
@@ -152,4 +174,28 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		}
 	}
 	return res, nil
+}
+
+// comparePOR lists how a search under the partial-order reduction (red) differs from the
+// plain one: verdict, property, trace length, and whether its trace replays on r as a
+// violation of its property.
+func comparePOR(r checker.Runnable, red, plain checker.Result) []string {
+	if red.Verdict != plain.Verdict || red.Property != plain.Property {
+		return []string{"por: got " + specs.Outcome(red.Verdict, red.Property) + ", without the reduction " + specs.Outcome(plain.Verdict, plain.Property)}
+	}
+	if red.Verdict != checker.Violated || red.Trace == nil {
+		return nil
+	}
+	var out []string
+	if a, b := len(red.Trace.States), len(plain.Trace.States); a != b {
+		out = append(out, fmt.Sprintf("por: trace of %d states, without the reduction %d", a, b))
+	}
+	rep, err := r.Replay(red.Trace)
+	switch {
+	case err != nil:
+		out = append(out, "por: the trace does not replay: "+err.Error())
+	case red.Property != specs.DeadlockProperty && !slices.Contains(rep.Violates, red.Property):
+		out = append(out, "por: the trace replays but does not violate "+red.Property)
+	}
+	return out
 }

@@ -44,6 +44,18 @@ import "time"
 //     it otherwise makes up front is left open, it implements Deferring: the search under
 //     symmetry starts from states with the choice open, and a trace found there is settled
 //     into a behaviour of the model, which the engine checks against Next.
+//  9. A model may declare which of its steps are independent (Independent), for the
+//     partial-order reduction of a safety search (por.go): every action code belongs to one
+//     of a fixed set of groups, and each group declares, for the model's configuration, the
+//     objects of the state its steps may read and write (footprints, not guesses: a group
+//     that may touch an object declares it, in every state). Two groups whose footprints do
+//     not conflict must accord in every reachable state where both have a step: both
+//     orders reach the same states and neither disables the other; whether a group has a
+//     step (a step a bound cut is none: the reduction is of the model as its bounds leave
+//     it) changes only by steps of groups that write what it reads; a guard's value changes only by steps of groups that write what it reads, and
+//     a group has no step where one of its guards is false; a property that declares what
+//     it reads (Property.Reads) keeps its value over a step of a group that writes none of
+//     it. CheckIndependence checks each on every reachable state of a configuration.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -119,6 +131,43 @@ type Bounded[S any] interface {
 	// to cut and the index in Bounds of the bound to by. Allocation-free like Next.
 	NextCut(s *S, succ []S, acts []uint64, cut []uint64, by []int) ([]S, []uint64, []uint64, []int)
 }
+
+// Objects is a set of a model's objects (bit i: object i), the vocabulary of footprints
+// (Independent) and of what properties read (Property.Reads): a broker's log, a channel of
+// the network, a counter. A plain array, so that models need not import checker.
+type Objects = [4]uint64
+
+// Independent is implemented by models that declare the independence of their steps
+// (contract item 9), for the partial-order reduction of safety searches (Options.POR).
+// Everything it returns is fixed for the model's configuration: a footprint holds in every
+// state, which is what makes the reduction sound along paths the search does not take
+// (a dependency that held only in the state at hand would not). Steps whose footprints are
+// disjoint commute; a group that is disabled can be enabled only by a group that writes
+// what it reads. Groups and objects are few (at most MaxGroups groups, 256 objects).
+type Independent[S any] interface {
+	// Groups is the number of groups of steps, at most MaxGroups.
+	Groups() int
+	// Group is the group of action code a, in [0, Groups()): the same in every state.
+	Group(a uint64) int
+	// Footprint is what the steps of group g may read (their guards included) and write.
+	// Writes must be a subset of reads.
+	Footprint(g int) (reads, writes Objects)
+	// Guards is the number of guards group g declares (0..MaxGuards): conditions, each
+	// a function of the objects GuardReads names, that hold wherever g has a step (a
+	// fault's budget left, a bound not reached, a message to take). A group without a step whose guard is false can be enabled only by a step that
+	// writes what that guard reads, which is usually much less than what the group reads.
+	Guards(g int) int
+	// GuardReads is what guard k of group g reads.
+	GuardReads(g, k int) Objects
+	// Guard reports whether guard k of group g holds in s.
+	Guard(s *S, g, k int) bool
+}
+
+// MaxGuards is the largest number of guards a group may declare.
+const MaxGuards = 8
+
+// MaxGroups is the largest number of groups an Independent model may declare.
+const MaxGroups = 512
 
 // Projected is implemented by models that identify a state by a view of it (contract
 // item 7), as TLC's VIEW: the engine fingerprints View(enc) instead of enc. View returns a
@@ -260,6 +309,13 @@ type Property[S any] struct {
 	Explain func(s *S) string
 	// ExplainStep, for an action property, says why Step is false on the step.
 	ExplainStep func(from *S, a uint64, to *S) string
+	// Reads, when not nil, is what the property's predicates read, in the objects of the
+	// model's footprints (Independent): a step of a group that writes none of them leaves
+	// the property's value unchanged (for an action property: the step satisfies it, and
+	// any other step from the same state satisfies it as it does from the state after).
+	// nil: the property may read anything, and every step is visible to it, so that a
+	// partial-order reduction keeps every step where it would leave one out.
+	Reads *Objects
 }
 
 // malformed says what a property lacks for its kind, or "" when it is well formed.
@@ -292,6 +348,7 @@ type Options struct {
 	Time        time.Duration // wall-clock budget; 0: no limit
 	Deadlock    bool          // report a reachable state with no successors
 	Symmetry    bool          // use the model's Symmetric.Canonicalize (safety only unless sound)
+	POR         bool          // partial-order reduction with the model's Independent (safety only; por.go)
 	SpillBytes  int64         // frontier and liveness graph spill to disk beyond this (***)
 	// (*) States at depth MaxDepth are checked and their successors computed (invariants,
 	// action properties, deadlock), but new successors are not added: the states that had
@@ -358,7 +415,7 @@ type Options struct {
 	// Resume, when non-nil, goes on with the search a snapshot records (ReadSnapshot reads
 	// one back) instead of starting one; the result is the one the search would have had
 	// without the stop, whatever the number of workers. The model, its configuration, the
-	// properties and the options that shape the search (MaxDepth, Deadlock, Symmetry,
+	// properties and the options that shape the search (MaxDepth, Deadlock, Symmetry, POR,
 	// FairnessOverride) must be those of the search it was taken from: Check refuses it
 	// otherwise (verdict incomplete, the reason naming what differs). Check takes the
 	// snapshot over; it resumes one search. Stats.Elapsed counts the time before the
@@ -392,12 +449,24 @@ type Stats struct {
 	GraphSpilled int64 // liveness graph: bytes of successor lists written to disk
 	// Unreduced, after a complete search under symmetry of a model that is an Orbiter, is
 	// the number of distinct states the search without symmetry finds: the sum of the
-	// classes' sizes. 0 otherwise, and with a Deferring model's open choice.
+	// classes' sizes. 0 otherwise, with a Deferring model's open choice, and when the
+	// partial-order reduction reduced a state.
 	Unreduced int64
 	// Symmetry is true when the search explored one state per symmetry class (Options.
 	// Symmetry and a Symmetric model), and Deferred when it did so with the model's choice
 	// left open (Deferring).
 	Symmetry, Deferred bool
+	// POR is true when the search used the partial-order reduction (Options.POR and an
+	// Independent model); Reduced is the number of states it expanded with fewer steps
+	// than they have (a stubborn set smaller than the enabled steps), and Proviso the
+	// number whose reduced set the cycle proviso refused (expanded in full).
+	POR              bool
+	Reduced, Proviso int64
+	// Shortened, for a violation found under the reduction, is the length (states) of the
+	// trace the reduced search found; the trace returned is the shortest one, found by a
+	// plain search bounded by that length (ShortenStates distinct states). 0 otherwise.
+	Shortened     int
+	ShortenStates int64
 }
 
 // KindCoverage is how often one kind of action was enabled and taken in a search.
@@ -446,6 +515,9 @@ type Trace struct {
 	// Stutter is true when the lasso ends by stuttering forever in the last state.
 	Stutter bool
 	Actors  []string // from Eventer, when the model has it
+	// Reduced says that the trace was found by a search under the partial-order reduction
+	// and could not be shortened (Stats.Shortened): it need not be a shortest one.
+	Reduced bool
 	// Witness says why the trace is a counterexample (see Property.Explain): the property,
 	// the state or step that breaks it and the model's explanation; for a lasso, what holds
 	// on the loop and which fair steps it takes. "" when there is none (a Sometimes property).

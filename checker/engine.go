@@ -26,7 +26,21 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		}
 	}
 	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
-	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+	if e.por != nil {
+		res.Stats.POR = true
+		res.Stats.Reduced, res.Stats.Proviso = e.reduced0, e.proviso0
+		for _, w := range e.ws {
+			res.Stats.Reduced += w.reduced
+			res.Stats.Proviso += w.proviso
+		}
+		if res.Verdict == Violated && res.Trace != nil && res.Stats.Reduced > 0 {
+			// (A search that reduced no state was the plain one: its trace is a shortest.)
+			shorten(m, props, opts, &res)
+		}
+	}
+	// A search under the reduction that expanded every state in full is the plain search,
+	// state for state.
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && res.Stats.Reduced == 0 && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
 		// Every state was expanded once, by one worker (OrbitSize), or committed once with
 		// the class size of its candidate (EncodeCanonical).
 		res.Stats.Unreduced = e.orbits
@@ -35,6 +49,33 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		}
 	}
 	return res
+}
+
+// shorten replaces the counterexample of a search under the partial-order reduction, which
+// need not be a shortest one, by the one a plain search (the same options without the
+// reduction) bounded by its length finds: the plain search's own counterexample, since a
+// violation lies within the bound and breadth-first search reports the first level with
+// one. The result keeps the reduced search's statistics, with Stats.Shortened set to the
+// length of the trace it found. When the bounded search does not end in a violation (a
+// limit of time or memory stopped it), the trace found stays, marked Trace.Reduced.
+func shorten[S any](m Model[S], props []Property[S], opts Options, res *Result) {
+	n := len(res.Trace.States)
+	o := opts
+	o.POR, o.Resume, o.Checkpoint, o.CheckpointAt, o.Coverage, o.Vacuity = false, nil, nil, nil, false, false
+	o.Phase = nil
+	if o.MaxDepth == 0 || o.MaxDepth > n {
+		o.MaxDepth = n
+	}
+	if o.Time > 0 {
+		o.Time = max(o.Time-res.Stats.Elapsed, time.Second)
+	}
+	plain := Check(m, props, o)
+	if plain.Verdict != Violated || plain.Trace == nil {
+		res.Trace.Reduced = true
+		return
+	}
+	res.Property, res.Reason, res.Trace = plain.Property, plain.Reason, plain.Trace
+	res.Stats.Shortened, res.Stats.ShortenStates = n, plain.Stats.Distinct
 }
 
 // Handful is the number of distinct states below which a search that passes is vacuous:
@@ -125,6 +166,7 @@ type engine[S any] struct {
 	view    func(enc []byte) []byte // the model's Projected.View, or nil
 	ev      Eventer[S]
 	bnd     Bounded[S] // nil unless the model has bounds and liveness or deadlock is checked
+	por     *por[S]    // the partial-order reduction (Options.POR and an Independent model), or nil
 	kfair   []Fairness // fairness per action kind
 	props   []Property[S]
 	opts    Options
@@ -167,11 +209,13 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
-	orbits    int64 // with CanonicalEncoder: the class sizes of the states committed
-	spilled   int64 // bytes written by the frontiers' spill files
-	start     time.Time
-	lastProg  time.Time
-	lastCkpt  time.Time
+	// The reduction's counts before a resumed search (Stats.Reduced, Stats.Proviso).
+	reduced0, proviso0 int64
+	orbits             int64 // with CanonicalEncoder: the class sizes of the states committed
+	spilled            int64 // bytes written by the frontiers' spill files
+	start              time.Time
+	lastProg           time.Time
+	lastCkpt           time.Time
 }
 
 // Limits that can stop a search.
@@ -234,8 +278,23 @@ func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S]
 	if ev, ok := any(m).(Eventer[S]); ok {
 		e.ev = ev
 	}
+	if opts.POR {
+		if ind, ok := any(m).(Independent[S]); ok {
+			if len(e.live) > 0 {
+				return fail("partial-order reduction is not sound for liveness property " + props[e.live[0]].Name +
+					" (it keeps no fair cycle's steps); run without --por (--por=false)")
+			}
+			p, why := newPOR(ind, props)
+			if p == nil {
+				return fail("partial-order reduction: " + why)
+			}
+			e.por = p
+		}
+	}
 	e.rec = len(e.live) > 0
-	e.set.vals = e.rec
+	// The reduction's cycle proviso needs each state's index (por.go), as the liveness
+	// graph does.
+	e.set.vals = e.rec || e.por != nil
 	e.kfair = make([]Fairness, len(m.ActionKinds()))
 	for k := range e.kfair {
 		e.kfair[k] = e.fairness(k)

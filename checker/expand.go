@@ -37,6 +37,10 @@ type worker[S any] struct {
 	orbits               int64 // with Orbiter: the sizes of the classes of the states expanded
 	// taken, with Options.Vacuity, has bit k set once a step of kind k (< 256) was taken.
 	taken [4]uint64
+	// With the partial-order reduction: the scratch of stubborn sets, and the states
+	// expanded with a reduced set and those the proviso expanded in full.
+	pb               porBuf
+	reduced, proviso int64
 }
 
 func (e *engine[S]) worker(i int) *worker[S] {
@@ -166,6 +170,37 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	if len(w.succ) > 1<<16 {
 		panic("checker: a state has more than 65536 successors")
 	}
+	if e.por != nil && w.stubborn() {
+		// Every step is checked against the action properties (a violation found is real);
+		// only the reduced set's successors join the search, unless the proviso refuses it.
+		for i := range w.succ {
+			w.checkStep(s, i, idx, fr, k, out)
+		}
+		self := e.fp(fr.state(k))
+		for try := 0; ; try++ {
+			switch w.reducedSet(idx, self) {
+			case setTaken:
+				out.gen += int64(w.pb.kept - len(w.succ))
+				w.reduced++
+				return
+			case setStutters:
+				// Every step of the set is a stuttering step: another key, if there is one.
+				w.pb.noKey.or(&w.pb.keys)
+				w.pb.retry = true
+				again := try < 3 && w.stubborn()
+				w.pb.retry = false
+				if again {
+					continue
+				}
+			}
+			break
+		}
+		w.proviso++
+		for i := range w.succ {
+			w.addSucc(i)
+		}
+		return
+	}
 	for i := range w.succ {
 		t := &w.succ[i]
 		for _, pi := range e.act {
@@ -204,6 +239,126 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	}
 	if e.rec {
 		w.bacts = append(w.bacts, w.acts...)
+	}
+}
+
+// checkStep checks the action properties on step i of state s (frontier state k, index idx).
+func (w *worker[S]) checkStep(s *S, i int, idx uint32, fr *frontier, k int, out *chunkOut) {
+	e := w.e
+	for _, pi := range e.act {
+		if !e.props[pi].Step(s, w.acts[i], &w.succ[i]) {
+			out.viol.offer(violation{found: true, step: true, idx: idx, pos: uint16(i), prop: pi, fp: e.fp(fr.state(k))})
+			return
+		}
+	}
+}
+
+// Outcomes of reducedSet.
+const (
+	setTaken    = iota // the reduced set's successors joined the batch
+	setClosed          // the proviso refused it: a successor is closed
+	setStutters        // every step of the set is a stuttering step
+)
+
+// reducedSet encodes the successors of the reduced set (w.pb.keep) of state idx, whose
+// fingerprint is self, and applies the cycle proviso: when one of them is closed (a state
+// stored with an index below idx, or one a bound dropped) it reports setClosed, and when
+// every one is the state itself setStutters; otherwise the successors join the batch. A step back to the state itself (a
+// stuttering step) is left out of the proviso: it reaches nothing, and the search goes on
+// along the set's other steps, one of which, on any cycle they close, is refused.
+func (w *worker[S]) reducedSet(idx uint32, self uint64) int {
+	e, b := w.e, &w.pb
+	b.encs, b.ends, b.fps, b.orbit = b.encs[:0], b.ends[:0], b.fps[:0], b.orbit[:0]
+	moves := false
+	for _, i := range b.keep {
+		t := &w.succ[i]
+		start, orbit := len(b.encs), 1
+		switch {
+		case e.cenc != nil:
+			b.encs, orbit = e.cenc.EncodeCanonical(t, b.encs)
+		case e.sym != nil:
+			c := *t
+			e.sym.Canonicalize(&c)
+			b.encs = e.m.Encode(&c, b.encs)
+		default:
+			b.encs = e.m.Encode(t, b.encs)
+		}
+		fp := e.fp(b.encs[start:])
+		if fp == self {
+			b.encs = b.encs[:start]
+			b.ends = append(b.ends, uint32(len(b.encs)))
+			b.fps = append(b.fps, fp)
+			b.orbit = append(b.orbit, uint32(orbit))
+			continue
+		}
+		moves = true
+		if v, ok := e.set.lookup(fp); ok && (v&pendBit != 0 || v <= idx) {
+			return setClosed
+		}
+		b.ends = append(b.ends, uint32(len(b.encs)))
+		b.fps = append(b.fps, fp)
+		b.orbit = append(b.orbit, uint32(orbit))
+	}
+	if !moves {
+		return setStutters
+	}
+	start := uint32(0)
+	b.kept = 0
+	for j, i := range b.keep {
+		if b.fps[j] != self {
+			w.pushSucc(i, b.encs[start:b.ends[j]], b.fps[j], int(b.orbit[j]))
+			b.kept++
+		}
+		start = b.ends[j]
+	}
+	return setTaken
+}
+
+// addSucc encodes successor i of the current state (its class representative under
+// symmetry) and adds it to the batch.
+func (w *worker[S]) addSucc(i int) {
+	e := w.e
+	t := &w.succ[i]
+	start, orbit := len(w.encs), 1
+	switch {
+	case e.cenc != nil:
+		w.encs, orbit = e.cenc.EncodeCanonical(t, w.encs)
+	case e.sym != nil:
+		e.sym.Canonicalize(t)
+		fallthrough
+	default:
+		w.encs = e.m.Encode(t, w.encs)
+	}
+	w.batchSucc(i, start, e.fp(w.encs[start:]), orbit)
+}
+
+// pushSucc adds successor i, encoded as enc with fingerprint fp and class size orbit, to
+// the batch (a safety search with the reduction: enc is copied).
+func (w *worker[S]) pushSucc(i int, enc []byte, fp uint64, orbit int) {
+	start := len(w.encs)
+	w.encs = append(w.encs, enc...)
+	w.batchSucc(i, start, fp, orbit)
+}
+
+// batchSucc adds successor i, whose encoding is w.encs[start:], to the batch: in a safety
+// search only when it is new to the chunk.
+func (w *worker[S]) batchSucc(i, start int, fp uint64, orbit int) {
+	e := w.e
+	if !e.rec {
+		// Safety only: a successor generated before in this chunk is either known or a
+		// candidate already, and needs no lookup.
+		slot, dup := w.cset.find(fp)
+		if dup {
+			w.encs = w.encs[:start]
+			return
+		}
+		w.cset.add(slot, fp, 0)
+		w.bpos = append(w.bpos, uint16(i))
+	}
+	w.encEnd = append(w.encEnd, uint32(len(w.encs)))
+	w.fps = append(w.fps, fp)
+	if e.cenc != nil {
+		w.borbit = append(w.borbit, uint32(orbit))
 	}
 }
 

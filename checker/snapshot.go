@@ -17,7 +17,7 @@ import (
 // checked, the recorded graph (edges, action codes, property flags, cut steps, truncated
 // states). It also records the shape of the search (the model's variables and action
 // kinds, fairness, properties, bounds, and the options that shape the search: MaxDepth,
-// Deadlock, Symmetry), which must match where it is resumed.
+// Deadlock, Symmetry, POR), which must match where it is resumed.
 //
 // A snapshot handed to Options.Checkpoint is a view of the engine's tables: it is valid
 // only during that call, and WriteTo is all it is for. ReadSnapshot reads one back.
@@ -51,8 +51,10 @@ type Snapshot struct {
 
 	shape      snapShape
 	queueExtra int64
-	best       violation
-	someHit    []bool
+	// The partial-order reduction's counts so far (Stats.Reduced, Stats.Proviso).
+	reduced, proviso int64
+	best             violation
+	someHit          []bool
 
 	set         *fpSet
 	links       *parentLinks
@@ -82,11 +84,12 @@ type snapShape struct {
 	maxDepth    int
 	deadlock    bool
 	symmetry    bool
+	por         bool
 }
 
 const (
 	snapMagic   = "KMCSNAP\x00"
-	snapVersion = 2
+	snapVersion = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -94,7 +97,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // shape is the shape of e's search.
 func (e *engine[S]) shape() snapShape {
 	sh := snapShape{vars: e.m.Vars(), kinds: e.m.ActionKinds(), fair: e.kfair, maxDepth: e.opts.MaxDepth,
-		deadlock: e.opts.Deadlock, symmetry: e.sym != nil}
+		deadlock: e.opts.Deadlock, symmetry: e.sym != nil, por: e.por != nil}
 	for _, p := range e.props {
 		sh.props = append(sh.props, string(p.Kind)+" "+p.Name)
 	}
@@ -149,6 +152,8 @@ func (sh snapShape) diff(o snapShape) string {
 		return "deadlock: the snapshot has " + yesNo(sh.deadlock) + ", the search has " + yesNo(o.deadlock)
 	case sh.symmetry != o.symmetry:
 		return "symmetry: the snapshot has " + yesNo(sh.symmetry) + ", the search has " + yesNo(o.symmetry)
+	case sh.por != o.por:
+		return "partial-order reduction: the snapshot has " + yesNo(sh.por) + ", the search has " + yesNo(o.por)
 	}
 	return ""
 }
@@ -166,9 +171,13 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 	s := &Snapshot{
 		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
-		shape: e.shape(), queueExtra: p.queueExtra, best: p.best,
+		shape: e.shape(), queueExtra: p.queueExtra, best: p.best, reduced: e.reduced0, proviso: e.proviso0,
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		rec: e.rec, view: true,
+	}
+	for _, w := range e.ws {
+		s.reduced += w.reduced
+		s.proviso += w.proviso
 	}
 	for i := range e.someHit {
 		s.someHit = append(s.someHit, e.someHit[i].Load())
@@ -254,6 +263,9 @@ func (s *Snapshot) head() []byte {
 	u64(uint64(sh.maxDepth))
 	boolean(sh.deadlock)
 	boolean(sh.symmetry)
+	boolean(sh.por)
+	u64(uint64(s.reduced))
+	u64(uint64(s.proviso))
 	boolean(s.rec)
 	u64(uint64(len(s.someHit)))
 	for _, h := range s.someHit {
@@ -832,6 +844,9 @@ func (in *snapIn) readHead(s *Snapshot) error {
 	sh.maxDepth = int(small(u64(), "max depth", maxState))
 	sh.deadlock = boolean()
 	sh.symmetry = boolean()
+	sh.por = boolean()
+	s.reduced = int64(small(u64(), "states reduced", maxState))
+	s.proviso = int64(small(u64(), "states the proviso expanded", maxState))
 	s.rec = boolean()
 	if err == nil {
 		var n int
@@ -1104,6 +1119,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	e.links = *s.links
 	*cur, *next = *s.cur, *s.next
 	e.generated, e.distinct = s.Generated, s.Distinct
+	e.reduced0, e.proviso0 = s.reduced, s.proviso
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
 	for i, h := range s.someHit {
 		e.someHit[i].Store(h)

@@ -100,6 +100,10 @@ func TestResume(t *testing.T) {
 	checkResume(t, "max-depth", counters{N: 4}, []Property[cstate]{sumIs(100)}, Options{MaxDepth: 6})
 	checkResume(t, "symmetry", symCounters{counters{N: 4}}, []Property[cstate]{sumIs(10)}, Options{Symmetry: true})
 	checkResume(t, "symmetry, the order open", priority{}, priorityProps(), Options{Symmetry: true})
+	// The partial-order reduction: the seen set's indices for the proviso, a violation
+	// found under it (its trace shortened by the plain search), and an ok.
+	checkResume(t, "por", porCounters{counters{N: 4, noMove: true}}, porProps(4)[:1], Options{POR: true})
+	checkResume(t, "por-ok", porCounters{counters{N: 4, noDec: true, noMove: true}}, porProps(4)[1:2], Options{POR: true})
 	// Liveness: the recorded graph, flags, codes and truncated states.
 	for _, tc := range []struct {
 		name string

@@ -108,7 +108,13 @@ type Family struct {
 	// does reduce and every property is a safety property (for liveness it is not sound).
 	// The families that port a TLA+ spec have none, so that they count states as TLC does.
 	DefaultSymmetry func(cfg Config) bool
-	Build           func(cfg Config) (checker.Runnable, error)
+	// PORByRequest is true when the model declares independence (checker.Independent) but
+	// a safety check runs without the partial-order reduction unless asked (--por): where
+	// the declarations leave nothing to reduce in the checks measured, the reduction only
+	// costs time. PORNote says why.
+	PORByRequest bool
+	PORNote      string
+	Build        func(cfg Config) (checker.Runnable, error)
 	// Validate, when not nil, checks the rules of a configuration that tie fields together
 	// (min_isr <= brokers), as Build would, without building; its messages name the fields
 	// by their spec names. When nil, the loader calls Build instead.

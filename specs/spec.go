@@ -68,6 +68,12 @@ type Check struct {
 	// complete search under symmetry reports from its classes' sizes (Stats.Unreduced);
 	// 0: not pinned. Only for a check that expects ok.
 	Unreduced int64
+	// PORStates is the pinned distinct-state count of the search under the partial-order
+	// reduction (on by default in a safety check of a model that declares independence);
+	// States and Depth then pin the search without it (--por=false), whose verdict, property
+	// and trace length the reduced search must give too (the trace is shortened to the plain
+	// search's). 0: a reduced search's count is not pinned.
+	PORStates int64
 	// Depth is the pinned depth of the complete search (ok, incomplete) or the length in
 	// states of the counterexample (violated); 0: not pinned.
 	Depth  int
@@ -283,7 +289,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 }
 
 var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
-var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "depth", "vacuous", "constants", "faults", "robust"}
+var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "por_states", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
 
@@ -774,6 +780,9 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 			ck.Unreduced = n
 		}
+		if n, ok := v.integer(c, prefix, "por_states", 1, maxInt); ok {
+			ck.PORStates = n
+		}
 		if n, ok := v.integer(c, prefix, "depth", 1, maxInt); ok {
 			ck.Depth = int(n)
 		}
@@ -956,6 +965,11 @@ func (s *Spec) runnable(cfg Config, what string) (checker.Runnable, checker.Opti
 	if !s.SymmetrySet && s.Family.DefaultSymmetry != nil {
 		opts.Symmetry = s.Family.DefaultSymmetry(cfg)
 	}
+	// The partial-order reduction is on by default in a safety check (the engine uses it
+	// when the model declares independence), unless the family asks for it to be requested
+	// (PORByRequest); a liveness check runs without it.
+	_, live := r.Fairness(opts)
+	opts.POR = !live && !s.Family.PORByRequest
 	if len(s.Fairness) > 0 {
 		kinds := r.ActionKinds()
 		over := make([]checker.Fairness, len(kinds))

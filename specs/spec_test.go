@@ -194,7 +194,7 @@ mutate = ["FetchResponseEpoch"]
 			`s.toml:31:7: check[1].constants.rms: must be an integer, not a string (got "three")`,
 			`s.toml:34:8: check[2].name: must be an identifier (letters, digits, _ and -) (got "9lives")`,
 			`s.toml:35:10: check[2].expect: must be "ok", "violated" or "incomplete" (got "maybe")`,
-			`s.toml:36:1: check[2].color: unknown key; want one of name, fixes, without, mutate, expect, property, states, unreduced, depth, vacuous, constants, faults, robust`,
+			`s.toml:36:1: check[2].color: unknown key; want one of name, fixes, without, mutate, expect, property, states, unreduced, por_states, depth, vacuous, constants, faults, robust`,
 		}, "\n"), 1)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -49,13 +49,17 @@ func (c *Check) Compare(r checker.Result) []string {
 	if c.Unreduced != 0 && !r.Stats.Symmetry {
 		states = c.Unreduced // a search without the symmetry reduction (--symmetry=false)
 	}
+	reduced := r.Stats.POR && r.Stats.Reduced > 0 // else the search was the plain one, state for state
+	if reduced {
+		states = c.PORStates // the pins of states and depth are the search's without it
+	}
 	if states != 0 && r.Stats.Distinct != states {
 		diffs = append(diffs, fmt.Sprintf("states: got %d, want %d", r.Stats.Distinct, states))
 	}
 	if c.Unreduced != 0 && r.Stats.Unreduced != 0 && r.Stats.Unreduced != c.Unreduced {
 		diffs = append(diffs, fmt.Sprintf("unreduced states: got %d, want %d", r.Stats.Unreduced, c.Unreduced))
 	}
-	if c.Depth != 0 {
+	if c.Depth != 0 && !(reduced && r.Verdict != checker.Violated) {
 		what := "depth"
 		if c.Expect == checker.Violated {
 			what = "trace length"
@@ -95,6 +99,7 @@ func MergeOptions(spec, over checker.Options, forceMemory bool) checker.Options 
 	o.Deadlock = o.Deadlock || over.Deadlock
 	o.Vacuity = o.Vacuity || over.Vacuity
 	o.Symmetry = o.Symmetry || over.Symmetry
+	o.POR = o.POR || over.POR
 	o.Progress, o.ProgressEvery, o.Stop = over.Progress, over.ProgressEvery, over.Stop
 	return o
 }

@@ -62,7 +62,8 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 		default:
 			return nil, fmt.Errorf("twophase: unknown property %q", name)
 		}
-		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
+		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x,
+			Reads: m.PropertyReads(name)})
 	}
 	return bind[twophase.State](m, props, cfg), nil
 }

@@ -76,18 +76,26 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "spec\tcheck\tset\tverdict\tdistinct\tdepth\ttime 1w\tstates/s 1w\ttime 2w\tstates/s 2w\tspeed-up\tB/state\tpeak RSS\tsymmetry\t")
+		fmt.Fprintln(tw, "spec\tcheck\tset\tverdict\tdistinct\tdepth\ttime 1w\tstates/s 1w\ttime 2w\tstates/s 2w\tspeed-up\tB/state\tpeak RSS\tsymmetry\tpor\t")
 		for _, r := range res.Rows {
 			// A row under symmetry with the assignment order open has no unreduced count:
-			// its factor is taken from a row of the same check with --symmetry=false.
-			var plain int64
+			// its factor is taken from a row of the same check with --symmetry=false. A row
+			// that the partial-order reduction reduced takes its factor from a row of the
+			// same check with --por=false and the same symmetry flags.
+			var plain, unpor int64
 			for _, o := range res.Rows {
-				if o.Run.Spec == r.Run.Spec && o.Run.Check == r.Run.Check && slices.Equal(o.Run.Set, r.Run.Set) &&
-					slices.Contains(o.Run.Flags, "--symmetry=false") {
+				if o.Run.Spec != r.Run.Spec || o.Run.Check != r.Run.Check || !slices.Equal(o.Run.Set, r.Run.Set) {
+					continue
+				}
+				if slices.Contains(o.Run.Flags, "--symmetry=false") && !slices.Contains(o.Run.Flags, "--por=false") {
 					plain = o.Results[len(o.Results)-1].Distinct
 				}
+				if slices.Contains(o.Run.Flags, "--por=false") &&
+					slices.Contains(o.Run.Flags, "--symmetry=false") == slices.Contains(r.Run.Flags, "--symmetry=false") {
+					unpor = o.Results[len(o.Results)-1].Distinct
+				}
 			}
-			fmt.Fprintln(tw, benchLine(r.Run, r.Results, plain))
+			fmt.Fprintln(tw, benchLine(r.Run, r.Results, plain, unpor))
 		}
 		tw.Flush()
 	}
@@ -104,8 +112,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // --format json only); verdict, counts, bytes and RSS from the last run. The symmetry factor
 // is the unreduced count over the distinct states, or for a run with the assignment order
 // open plain (the distinct states of the same check without symmetry, when the table has
-// it) over them, marked "open".
-func benchLine(r app.BenchRun, rs []app.BenchResult, plain int64) string {
+// it) over them, marked "open". The por factor is the distinct states of the same check with
+// --por=false (and the same symmetry) over the row's, for a row the reduction reduced ("on"
+// without such a row; "-" for a row it did not reduce).
+func benchLine(r app.BenchRun, rs []app.BenchResult, plain, unpor int64) string {
 	last := rs[len(rs)-1]
 	verdict := last.Verdict
 	if last.Property != "" {
@@ -149,6 +159,13 @@ func benchLine(r app.BenchRun, rs []app.BenchResult, plain int64) string {
 	case last.Deferred:
 		sym = "open"
 	}
-	cols = append(cols, bps, fmt.Sprintf("%.0f MiB", float64(last.PeakRSS)/(1<<20)), sym)
+	por := "-"
+	switch {
+	case last.Reduced > 0 && unpor > 0 && last.Distinct > 0:
+		por = fmt.Sprintf("%.2fx", float64(unpor)/float64(last.Distinct))
+	case last.Reduced > 0:
+		por = "on"
+	}
+	cols = append(cols, bps, fmt.Sprintf("%.0f MiB", float64(last.PeakRSS)/(1<<20)), sym, por)
 	return strings.Join(cols, "\t") + "\t"
 }

@@ -52,8 +52,8 @@ func TestBenchRuns(t *testing.T) {
 // A row run with 2 workers only shows its figures under "2w", not under "1w".
 func TestBenchLineColumns(t *testing.T) {
 	r := app.BenchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
-	line := benchLine(r, []app.BenchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}}, 0)
-	want := "s.toml\tc\t\tok\t1000\t7\t-\t-\t2.00s\t500\t-\t14.0\t64 MiB\t-\t"
+	line := benchLine(r, []app.BenchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}}, 0, 0)
+	want := "s.toml\tc\t\tok\t1000\t7\t-\t-\t2.00s\t500\t-\t14.0\t64 MiB\t-\t-\t"
 	if line != want {
 		t.Errorf("got  %q\nwant %q", line, want)
 	}
@@ -75,9 +75,30 @@ func TestBenchLineSymmetry(t *testing.T) {
 		{app.BenchResult{Workers: 2, Distinct: 1000}, 1500, "-"},
 	}
 	for _, tc := range tests {
-		cols := strings.Split(benchLine(r, []app.BenchResult{tc.res}, tc.plain), "\t")
-		if got := cols[len(cols)-2]; got != tc.want {
+		cols := strings.Split(benchLine(r, []app.BenchResult{tc.res}, tc.plain, 0), "\t")
+		if got := cols[len(cols)-3]; got != tc.want {
 			t.Errorf("%+v, plain %d: symmetry %q, want %q", tc.res, tc.plain, got, tc.want)
+		}
+	}
+}
+
+// The por column: the distinct states of the row with --por=false over the row's, for a row
+// the reduction reduced; "on" without such a row; "-" for a row it did not reduce.
+func TestBenchLinePOR(t *testing.T) {
+	r := app.BenchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
+	tests := []struct {
+		res   app.BenchResult
+		unpor int64
+		want  string
+	}{
+		{app.BenchResult{Workers: 2, Distinct: 1000, Reduced: 10}, 5000, "5.00x"},
+		{app.BenchResult{Workers: 2, Distinct: 1000, Reduced: 10}, 0, "on"},
+		{app.BenchResult{Workers: 2, Distinct: 1000}, 5000, "-"},
+	}
+	for _, tc := range tests {
+		cols := strings.Split(benchLine(r, []app.BenchResult{tc.res}, 0, tc.unpor), "\t")
+		if got := cols[len(cols)-2]; got != tc.want {
+			t.Errorf("%+v, without the reduction %d: por %q, want %q", tc.res, tc.unpor, got, tc.want)
 		}
 	}
 }

@@ -41,6 +41,7 @@ type checkFlags struct {
 	timeBudget string
 	deadlock   bool
 	symmetry   bool
+	por        bool
 	fullStates bool
 	out        string
 	force      bool
@@ -72,6 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction (the kafka model uses it by default in safety checks where it applies; --symmetry=false: never)")
+	fs.BoolVar(&f.por, "por", true, "use the partial-order reduction in a safety check where the model declares which steps are independent (--por=false: never; a liveness check runs without it)")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
 	fs.StringVar(&f.view, "view", "", viewFlagHelp)
 	fs.BoolVar(&f.coverage, "coverage", false, "print, per kind of action, the states where it was enabled and the steps it took, and the kinds never taken")
@@ -117,6 +119,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		search.Symmetry = app.SymmetryOn
 	case fs.Changed("symmetry"):
 		search.Symmetry = app.SymmetryOff
+	}
+	switch {
+	case fs.Changed("por") && f.por:
+		search.POR = app.POROn
+	case fs.Changed("por"):
+		search.POR = app.POROff
 	}
 	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &search); !ok {
 		return code
@@ -392,7 +400,7 @@ func (o *checkOutput) start(e app.CheckStarted) {
 	if o.json {
 		ev := map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
 			"expected": c.Expected(), "config": app.Config(spec, c), "workers": opts.Workers,
-			"memory_budget_bytes": opts.MemoryBytes, "symmetry": opts.Symmetry}
+			"memory_budget_bytes": opts.MemoryBytes, "symmetry": opts.Symmetry, "por": opts.POR}
 		if r := e.Resumed; r != nil {
 			m := r.Manifest
 			ev["resume"] = map[string]any{"checkpoint": r.Path, "level": m.Level, "generated": m.Generated,
@@ -469,7 +477,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 			"matches": len(res.Differs) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
-				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred,
+				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred, "por": st.POR, "por_reduced": st.Reduced, "por_proviso": st.Proviso, "por_shortened": st.Shortened,
 				"spilled_bytes": st.Spilled + st.GraphSpilled}}
 		if len(res.Raise) > 0 {
 			ev["raise"] = res.Raise
@@ -512,6 +520,17 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	if st.Deferred {
 		fmt.Fprintln(w, "Symmetry: one state per class, the assignment order left open (each election reveals it);")
 		fmt.Fprintln(w, "a trace is renamed to the order 1..N. --symmetry=false gives the unreduced search.")
+	}
+	if st.POR && st.Reduced > 0 {
+		fmt.Fprintf(w, "Partial-order reduction: %d states expanded with a stubborn set of their steps, %d in full by the cycle proviso (--por=false: without).\n",
+			st.Reduced, st.Proviso)
+	}
+	if st.Shortened > 0 {
+		fmt.Fprintf(w, "The reduced search found a counterexample of %d states; the one printed is the shortest, from a plain search bounded by that length (%d distinct states).\n",
+			st.Shortened, st.ShortenStates)
+	}
+	if res.Trace != nil && res.Trace.Reduced {
+		fmt.Fprintln(w, "The counterexample was found under the partial-order reduction and could not be shortened: it need not be a shortest one.")
 	}
 	if st.Spilled+st.GraphSpilled > 0 {
 		fmt.Fprintf(w, "Spilled to disk: %s (frontier %s, liveness graph %s).\n", specs.FormatSize(st.Spilled+st.GraphSpilled),

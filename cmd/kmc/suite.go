@@ -13,15 +13,17 @@ import (
 	"kmc/specs"
 )
 
-const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE]"
+const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE] [--por-compare]"
 
 const suiteExamples = `  kmc suite specs/
   kmc suite specs/ --workers 1
+  kmc suite specs/ --por-compare
 `
 
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
+	comparePOR := fs.Bool("por-compare", false, "run each check that the partial-order reduction reduced a second time without it: a difference of verdict, property or trace length, or a trace that does not replay, is a mismatch; prints both counts")
 	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -49,7 +51,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	ctx, release := signalContext()
 	defer release()
 	t := &suiteTable{w: stdout}
-	rep, err := app.Suite(ctx, dir, app.SuiteOptions{Workers: *workers, Memory: budget.Memory, OnEvent: t.event})
+	rep, err := app.Suite(ctx, dir, app.SuiteOptions{Workers: *workers, Memory: budget.Memory, ComparePOR: *comparePOR, OnEvent: t.event})
 	if err != nil {
 		var list specs.ErrorList
 		if errors.As(err, &list) { // every spec's errors, joined
@@ -137,6 +139,10 @@ func (t *suiteTable) print(r *app.SuiteRow) {
 		strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(specs.ResultDepth(res)), specs.FormatElapsed(res.Stats.Elapsed))
 	if r.Interrupted {
 		return
+	}
+	if p := r.Plain; p != nil && p.Stats.Distinct > 0 && res.Stats.Distinct > 0 {
+		fmt.Fprintf(t.w, "  por: %d distinct states, %d without the reduction (x%.2f), %s without it\n",
+			res.Stats.Distinct, p.Stats.Distinct, float64(p.Stats.Distinct)/float64(res.Stats.Distinct), specs.FormatElapsed(p.Stats.Elapsed))
 	}
 	diffs := r.Mismatches()
 	for _, d := range diffs {

@@ -1,0 +1,456 @@
+package kafka
+
+// Independence of the steps (checker.Independent, the engine's contract item 9), for the
+// partial-order reduction of safety checks: groups of steps, what each reads and writes,
+// and their guards, fixed per configuration. The declarations are checked against the
+// model on every reachable state of small configurations (independence_test.go,
+// checker.CheckIndependence); where unsure they say more is read and written, not less.
+//
+// Objects, per broker b: its log with the leader-epoch cache and the checkpoint's stale
+// entries (log), its high watermark (hw), the rest of its replica state (rep: liveness,
+// shutdown state, role, leader and epochs, fetch state, leader state), the fetch-plane
+// message of follower b (fp: a fetch or OffsetsForLeaderEpoch request from b, or its
+// response to b; at most one), the LeaderAndIsr to b (lai), and b's AlterPartition or its
+// response (ap); then the controller's state, the number of records written, the acks
+// (ghost state), each fault budget, and the assignment order (open under symmetry).
+//
+// Declared in detail for the single controller (controllers <= 1, no KRaft) without the
+// send-side proposal of KAFKA-18723 (which rewrites every in-flight response after a
+// truncation): there the fetch plane of each follower, each broker's log and the leader's
+// request handling are groups of their own. Elsewhere every step is in one group, which
+// conflicts with itself: the reduction then leaves the search as it is.
+
+import "strconv"
+
+// Objects is a set of the model's objects (checker.Objects).
+type Objects = [4]uint64
+
+// oset is Objects with the union.
+type oset [4]uint64
+
+const (
+	objLog   = 0  // + b
+	objHW    = 5  // + b
+	objRep   = 10 // + b
+	objFP    = 15 // + b
+	objLAI   = 20 // + b
+	objAP    = 25 // + b
+	objCtrl  = 30
+	objPlane = 31 // the control plane's and KRaft's state (not declared in detail)
+	objWrit  = 32
+	objAcked = 33
+	objUsed  = 34 // + fault
+	objOrd   = 34 + numFaults
+	numObjs  = objOrd + 1
+)
+
+func objs(o ...int) oset {
+	var s oset
+	for _, i := range o {
+		s[i>>6] |= 1 << (i & 63)
+	}
+	return s
+}
+
+func (s oset) or(o oset) oset { return oset{s[0] | o[0], s[1] | o[1], s[2] | o[2], s[3] | o[3]} }
+
+// each is the set of object base+b for every broker b.
+func (m *Model) each(base int) oset {
+	var s oset
+	for b := 0; b < m.nb(); b++ {
+		s = s.or(objs(base + b))
+	}
+	return s
+}
+
+func allObjects() oset {
+	var s oset
+	for i := 0; i < numObjs; i++ {
+		s = s.or(objs(i))
+	}
+	return s
+}
+
+// fine reports whether the configuration has the detailed declarations.
+func (m *Model) fine() bool { return !m.cp() && !m.kraft() && !m.C.Fix18723SendSide }
+
+// Kinds of step that take two brokers: 25 groups each; the others one group per broker.
+var pairKinds = [...]int{KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage, KindLeaderShrinkISR}
+
+// groupBase is the first group of each kind (-1: a kind that has no group of its own),
+// in the detailed declarations.
+var groupBase, numGroups = func() ([numKinds]int, int) {
+	var base [numKinds]int
+	n := 0
+	for k := range numKinds {
+		base[k] = n
+		n += MaxBrokers
+		for _, p := range pairKinds {
+			if p == k {
+				n += MaxBrokers*MaxBrokers - MaxBrokers
+			}
+		}
+	}
+	return base, n
+}()
+
+func isPair(k int) bool {
+	for _, p := range pairKinds {
+		if p == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Groups is the number of groups.
+func (m *Model) Groups() int {
+	if !m.fine() {
+		return 1
+	}
+	return numGroups
+}
+
+// Group is the group of action a: its kind and its brokers.
+func (m *Model) Group(a uint64) int {
+	if !m.fine() {
+		return 0
+	}
+	k := kindOf(a)
+	if k >= numKinds {
+		return -1
+	}
+	if isPair(k) {
+		return groupBase[k] + argOf(a, 0)*MaxBrokers + argOf(a, 1)
+	}
+	return groupBase[k] + argOf(a, 0)
+}
+
+// groupOf is the kind and brokers of group g.
+func groupOf(g int) (k, b, c int) {
+	for k = numKinds - 1; k > 0 && groupBase[k] > g; k-- {
+	}
+	i := g - groupBase[k]
+	if isPair(k) {
+		return k, i / MaxBrokers, i % MaxBrokers
+	}
+	return k, i, -1
+}
+
+// controllerObjs is what the controller's steps may touch: its state and the order,
+// every LeaderAndIsr and AlterPartition, every replica's state (liveness, registration,
+// the shutdown a controlled shutdown grants) and the fault budgets.
+func (m *Model) controllerObjs() oset {
+	s := objs(objCtrl, objOrd, objPlane).or(m.each(objLAI)).or(m.each(objAP)).or(m.each(objRep))
+	for f := 0; f < numFaults; f++ {
+		s = s.or(objs(objUsed + f))
+	}
+	return s
+}
+
+// stopObjs is what a broker's stop (crash, clean shutdown, power loss) touches: its
+// replica, log and high watermark, every fetch-plane message (its connections close: its
+// own, and its responses to followers), its LeaderAndIsr and AlterPartition, and the fault
+// budgets.
+func (m *Model) stopObjs(b int) oset {
+	s := objs(objLog+b, objHW+b, objRep+b, objLAI+b, objAP+b).or(m.each(objFP))
+	for f := 0; f < numFaults; f++ {
+		s = s.or(objs(objUsed + f))
+	}
+	return s
+}
+
+// Footprint is what the steps of group g read and write.
+func (m *Model) Footprint(g int) (reads, writes Objects) {
+	r, w := m.footprint(g)
+	return Objects(r), Objects(w)
+}
+
+func (m *Model) footprint(g int) (reads, writes oset) {
+	if !m.fine() {
+		a := allObjects()
+		return a, a
+	}
+	k, b, c := groupOf(g)
+	if b >= m.nb() || c >= m.nb() {
+		return oset{}, oset{} // a broker the configuration does not have: no step
+	}
+	rw := func(o oset) (oset, oset) { return o, o }
+	switch k {
+	case KindLeaderAppend:
+		// Partition.appendRecordsToLeader; maybeIncrementHW reads the followers' offsets.
+		w := objs(objLog+b, objHW+b, objWrit, objAcked)
+		return w.or(objs(objRep + b)), w
+	case KindLeaderHandleFetch:
+		// handleFetch: the leader's log, state and HW; the follower's request and the
+		// response; the ISR join (AlterPartition, or the store before KIP-497) reads the
+		// controller's live brokers.
+		w := objs(objRep+b, objHW+b, objFP+c, objAP+b, objAcked, objCtrl)
+		return w.or(objs(objLog + b)), w
+	case KindLeaderHandleEpochRequest:
+		return objs(objRep+b, objLog+b, objFP+c), objs(objFP + c)
+	case KindNetworkReadRecord, KindNetworkReadGarbage:
+		// The network thread reads server b's log into follower c's response.
+		return objs(objRep+c, objLog+b, objFP+c), objs(objFP + c)
+	case KindFollowerSendFetch:
+		// The request; whether it would be a no-op (fetchIsNoop) reads the leader's whole
+		// state, and the leader can be any broker.
+		r := m.each(objRep).or(m.each(objLog)).or(m.each(objHW)).or(m.each(objAP)).or(objs(objCtrl, objFP+b))
+		return r, objs(objFP + b)
+	case KindFollowerSendEpochRequest:
+		r := m.each(objRep).or(objs(objLog+b, objHW+b, objFP+b))
+		return r, objs(objLog+b, objHW+b, objRep+b, objFP+b)
+	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse:
+		return rw(objs(objRep+b, objLog+b, objHW+b, objFP+b))
+	case KindBrokerHandleLeaderAndIsr:
+		// Becoming leader (maybeIncrementHW) or follower (startFetching truncates; the
+		// response in flight is dropped).
+		return rw(objs(objRep+b, objLog+b, objHW+b, objFP+b, objLAI+b, objAcked))
+	case KindLeaderHandleAlterPartitionResponse:
+		return rw(objs(objRep+b, objLog+b, objHW+b, objAP+b, objAcked, objPlane))
+	case KindLeaderShrinkISR:
+		w := objs(objRep+b, objAP+b, objCtrl, objHW+b, objAcked, objUsed+FaultLag)
+		return w.or(objs(objLog + b)), w
+	case KindBrokerRestart:
+		return rw(objs(objRep+b, objPlane))
+	case KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindBrokerBeginShutdown, KindBrokerStop:
+		return rw(m.stopObjs(b))
+	case KindNetworkLoseMessage:
+		return rw(objs(objFP+b, objUsed+FaultLoss))
+	}
+	// The controller's steps and the mechanisms' (elections, controlled shutdown,
+	// preferred election, lost control messages), and any other: the controller's objects,
+	// and a stopping broker's.
+	a := m.controllerObjs().or(m.stopObjs(max(b, 0)))
+	return a, a
+}
+
+// Guards is the number of guards of group g: one on the broker's replica state, and one on
+// the message the step takes, where it takes one.
+func (m *Model) Guards(g int) int {
+	if !m.fine() {
+		return 0
+	}
+	k, b, c := groupOf(g)
+	if b >= m.nb() || c >= m.nb() {
+		return 1
+	}
+	switch k {
+	case KindControllerMoveLeader, KindControllerElectPreferred:
+		return 3 // the controller's view, the fault's budget, max_epoch
+	case KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage,
+		KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse, KindBrokerHandleLeaderAndIsr,
+		KindLeaderHandleAlterPartitionResponse, KindFollowerSendFetch, KindFollowerSendEpochRequest,
+		KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindNetworkLoseMessage,
+		KindLeaderShrinkISR, KindBrokerControlledShutdown:
+		return 2 // the replica's state, and the message to take or the bound or budget
+	case KindBrokerRestart, KindBrokerBeginShutdown, KindBrokerStop,
+		KindControllerHandleAlterPartition, KindControllerHandleBrokerFailure, KindControllerHandleBrokerStartup:
+		return 1
+	}
+	return 0
+}
+
+// budgetOf is the fault whose budget a kind of step uses, or -1.
+func budgetOf(k int) int {
+	switch k {
+	case KindBrokerCrash:
+		return FaultCrash
+	case KindBrokerUncleanCrash:
+		return FaultUnclean
+	case KindBrokerPowerLoss:
+		return FaultPowerLoss
+	case KindNetworkLoseMessage:
+		return FaultLoss
+	case KindLeaderShrinkISR:
+		return FaultLag
+	case KindBrokerControlledShutdown:
+		return FaultControlledShutdown
+	case KindControllerMoveLeader:
+		return FaultLeaderChange
+	case KindControllerElectPreferred:
+		return FaultPreferred
+	}
+	return -1
+}
+
+// GuardReads is what guard j of group g reads.
+func (m *Model) GuardReads(g, j int) Objects { return Objects(m.guardReads(g, j)) }
+
+func (m *Model) guardReads(g, j int) oset {
+	k, b, c := groupOf(g)
+	if b >= m.nb() || c >= m.nb() {
+		return oset{}
+	}
+	if f := budgetOf(k); f >= 0 && j == 1 {
+		return objs(objUsed + f)
+	}
+	switch {
+	case k == KindLeaderAppend && j == 1:
+		return objs(objWrit)
+	case (k == KindControllerMoveLeader || k == KindControllerElectPreferred) && j == 2:
+		return objs(objCtrl)
+	}
+	switch k {
+	case KindLeaderHandleFetch, KindLeaderHandleEpochRequest:
+		if j == 0 {
+			return objs(objRep + b)
+		}
+		return objs(objFP + c)
+	case KindNetworkReadRecord, KindNetworkReadGarbage:
+		if j == 0 {
+			return objs(objRep + c)
+		}
+		return objs(objFP + c)
+	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse, KindFollowerSendFetch, KindFollowerSendEpochRequest:
+		if j == 0 {
+			return objs(objRep + b)
+		}
+		return objs(objFP + b)
+	case KindBrokerHandleLeaderAndIsr:
+		if j == 0 {
+			return objs(objRep + b)
+		}
+		return objs(objLAI + b)
+	case KindLeaderHandleAlterPartitionResponse:
+		if j == 0 {
+			return objs(objRep + b)
+		}
+		return objs(objAP + b)
+	case KindNetworkLoseMessage:
+		return objs(objFP + b)
+	case KindLeaderShrinkISR:
+		return objs(objRep+b, objLog+b)
+	case KindControllerHandleAlterPartition:
+		return objs(objAP + b)
+	case KindControllerHandleBrokerFailure:
+		return objs(objRep+b, objCtrl)
+	case KindControllerMoveLeader, KindControllerElectPreferred:
+		return objs(objCtrl)
+	case KindBrokerControlledShutdown:
+		return objs(objRep+b, objCtrl)
+	}
+	return objs(objRep + b) // LeaderAppend, restarts and stops, ControllerHandleBrokerStartup
+}
+
+// Guard reports whether guard j of group g holds in s.
+func (m *Model) Guard(s *State, g, j int) bool {
+	k, b, c := groupOf(g)
+	if b >= m.nb() || c >= m.nb() {
+		return false
+	}
+	r := &s.B[b]
+	if f := budgetOf(k); f >= 0 && j == 1 {
+		return m.budget(s, f)
+	}
+	switch {
+	case k == KindLeaderAppend && j == 1:
+		return int(s.Written) < m.C.MaxRecords
+	case (k == KindControllerMoveLeader || k == KindControllerElectPreferred) && j == 2:
+		return int(s.Ctrl.Epoch) < m.C.MaxEpoch
+	}
+	switch k {
+	case KindLeaderHandleFetch, KindLeaderHandleEpochRequest:
+		if j == 0 {
+			return r.Alive && s.serving(b)
+		}
+		i := s.Net.fetchPlane(uint8(c))
+		want := MsgFetch
+		if k == KindLeaderHandleEpochRequest {
+			want = MsgEpochRequest
+		}
+		return i >= 0 && s.Net.Msgs[i].To == uint8(b) && s.Net.Msgs[i].Kind == want
+	case KindNetworkReadRecord, KindNetworkReadGarbage:
+		if j == 0 {
+			return s.B[c].Alive
+		}
+		i := s.Net.fetchPlane(uint8(c))
+		return i >= 0 && s.Net.Msgs[i].Kind == MsgFetchResponse && s.Net.Msgs[i].From == uint8(b) &&
+			s.Net.Msgs[i].Err == ErrNone && !m.readDone(&s.Net.Msgs[i])
+	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse:
+		if j == 0 {
+			return r.Alive
+		}
+		i := s.Net.fetchPlane(uint8(b))
+		if i < 0 {
+			return false
+		}
+		msg := &s.Net.Msgs[i]
+		if k == KindFollowerHandleEpochResponse {
+			return msg.Kind == MsgEpochResponse
+		}
+		// Handled once read to its end, or at once with an error or a diverging epoch.
+		return msg.Kind == MsgFetchResponse && (msg.Err != ErrNone || msg.DivE != NoEpoch || m.readDone(msg))
+	case KindFollowerSendFetch, KindFollowerSendEpochRequest:
+		if j == 0 {
+			want := FetchFetching
+			if k == KindFollowerSendEpochRequest {
+				want = FetchTruncating
+			}
+			return r.Alive && r.Role == RoleFollower && r.Fetch == want && r.Leader != 0
+		}
+		return s.Net.fetchPlane(uint8(b)) < 0
+	case KindBrokerHandleLeaderAndIsr:
+		if j == 0 {
+			return r.Alive
+		}
+		return s.Net.find(MsgLeaderAndIsr, CtrlID, uint8(b)) >= 0
+	case KindLeaderHandleAlterPartitionResponse:
+		if j == 0 {
+			return r.Alive
+		}
+		return s.Net.find(MsgAlterPartitionResponse, CtrlID, uint8(b)) >= 0
+	case KindNetworkLoseMessage:
+		return s.Net.fetchPlane(uint8(b)) >= 0
+	case KindLeaderShrinkISR:
+		return r.Alive && r.Role == RoleLeader && !r.Pending && has(r.ISR, c) && r.FLEO[c] < r.LEO
+	case KindLeaderAppend:
+		return r.Alive && r.Role == RoleLeader && s.serving(b)
+	case KindBrokerRestart:
+		return !r.Alive
+	case KindControllerHandleAlterPartition:
+		return s.Net.find(MsgAlterPartition, uint8(b), CtrlID) >= 0
+	case KindControllerHandleBrokerFailure:
+		return has(s.Ctrl.Live, b) && !r.Alive
+	case KindControllerHandleBrokerStartup:
+		return r.Alive && r.Register
+	case KindControllerMoveLeader:
+		c := &s.Ctrl
+		return c.Leader != 0 && c.Leader != uint8(b)+1 && has(c.ISR, b) && has(c.Live&^c.Shut, b)
+	case KindControllerElectPreferred:
+		c := &s.Ctrl
+		return has(c.Live&^c.Shut, 0) && c.Leader != 1 && has(c.ISR, 0)
+	case KindBrokerControlledShutdown:
+		return r.Alive && !r.Register && r.Shut == ShutNone && has(s.Ctrl.Live, b) && !has(s.Ctrl.Shut, b)
+	}
+	return r.Alive // crashes and stops
+}
+
+// PropertyReads is what the property called name reads, in the objects of the footprints
+// (checker.Property.Reads), or nil for a property not declared here (every step is then
+// visible to it).
+func (m *Model) PropertyReads(name string) *Objects {
+	var o oset
+	switch name {
+	case "NoPermanentDivergence":
+		o = m.each(objLog).or(m.each(objHW))
+	case "LogMatching":
+		o = m.each(objLog)
+	case "NoCommittedDataLoss":
+		o = m.each(objLog).or(m.each(objRep)).or(objs(objAcked, objCtrl))
+	default:
+		return nil
+	}
+	r := Objects(o)
+	return &r
+}
+
+// groupName names group g for messages: its kind and brokers (1-based).
+func (m *Model) groupName(g int) string {
+	k, b, c := groupOf(g)
+	s := kindNames[k] + "(" + strconv.Itoa(b+1)
+	if c >= 0 {
+		s += "," + strconv.Itoa(c+1)
+	}
+	return s + ")"
+}
