@@ -1,0 +1,59 @@
+package traces
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kmc/checker"
+)
+
+// largeSetTrace is a trace of two states whose variable s is a set of n strings, filled from
+// empty in the second state (so that the set prints whole, wrapped, in both renderings).
+func largeSetTrace(n int) *checker.Trace {
+	var b strings.Builder
+	b.WriteString(`{"#set":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"element-` + strconv.Itoa(i) + `"`)
+	}
+	b.WriteString(`]}`)
+	return &checker.Trace{Property: "P", Vars: []string{"s"}, Loop: -1, States: []checker.TraceState{
+		{Values: []string{`{"#set":[]}`}},
+		{Action: "Fill", Kind: "Fill", Values: []string{b.String()}},
+	}}
+}
+
+// BenchmarkTextLargeSet prints a trace whose state holds a 100,000-element set: the text
+// rendering, and its wrapping at 100 columns, are linear in the size of the trace.
+// Reference: issue 26, defect 7 (60 s for this trace when wrapLine was quadratic).
+func BenchmarkTextLargeSet(b *testing.B) {
+	t := largeSetTrace(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Text(io.Discard, t, TextOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWrapLine wraps one line of a 100,000-element set at 100 columns.
+func BenchmarkWrapLine(b *testing.B) {
+	var v strings.Builder
+	v.WriteByte('{')
+	for i := range 100_000 {
+		if i > 0 {
+			v.WriteString(", ")
+		}
+		v.WriteString(`"element-` + strconv.Itoa(i) + `"`)
+	}
+	v.WriteByte('}')
+	value := v.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		wrapLine(`/\ s = `, value, textWidth)
+	}
+}
