@@ -78,6 +78,9 @@ func (e *engine[S]) run() Result {
 				// its start, where a last checkpoint can be taken. (A violation found in the
 				// part expanded is still reported.)
 				reason = e.limitReason(l)
+				for _, w := range e.ws {
+					w.orbits = 0 // states of the dropped segment, expanded again on resume
+				}
 				if !best.found {
 					e.lastCheckpoint(&cur, lo, &next, &p)
 				}
@@ -89,6 +92,10 @@ func (e *engine[S]) run() Result {
 			p.best = best
 			if best.found && !best.step {
 				break
+			}
+			for _, w := range e.ws {
+				e.orbits += w.orbits // the segment is committed: its states count as expanded
+				w.orbits = 0
 			}
 			total := e.insert(outs)
 			d := e.commit(outs, total, &next, atBound)

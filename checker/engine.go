@@ -26,13 +26,11 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		}
 	}
 	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
-	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
-		// Every state was expanded once, by one worker (OrbitSize), or committed once with
-		// the class size of its candidate (EncodeCanonical).
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && res.Verdict == OK && res.Stats.Queue == 0 {
+		// Every state was expanded once in a segment that was committed (OrbitSize), or
+		// committed once with the class size of its candidate (EncodeCanonical); a resumed
+		// search starts from the snapshot's sum.
 		res.Stats.Unreduced = e.orbits
-		for _, w := range e.ws {
-			res.Stats.Unreduced += w.orbits
-		}
 	}
 	return res
 }
@@ -167,7 +165,7 @@ type engine[S any] struct {
 
 	generated int64
 	distinct  int64
-	orbits    int64 // with CanonicalEncoder: the class sizes of the states committed
+	orbits    int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
 	spilled   int64 // bytes written by the frontiers' spill files
 	start     time.Time
 	lastProg  time.Time

@@ -51,6 +51,7 @@ type Snapshot struct {
 
 	shape      snapShape
 	queueExtra int64
+	orbits     int64 // engine.orbits: the class sizes counted so far, for Stats.Unreduced
 	best       violation
 	someHit    []bool
 
@@ -85,8 +86,10 @@ type snapShape struct {
 }
 
 const (
-	snapMagic   = "KMCSNAP\x00"
-	snapVersion = 2
+	snapMagic = "KMCSNAP\x00"
+	// snapVersion 3 adds the class sizes counted so far (HEAD): version 2 snapshots are
+	// refused, as a resumed search under symmetry could not report its unreduced count.
+	snapVersion = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -166,7 +169,7 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 	s := &Snapshot{
 		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
-		shape: e.shape(), queueExtra: p.queueExtra, best: p.best,
+		shape: e.shape(), queueExtra: p.queueExtra, orbits: e.orbits, best: p.best,
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		rec: e.rec, view: true,
 	}
@@ -259,6 +262,7 @@ func (s *Snapshot) head() []byte {
 	for _, h := range s.someHit {
 		boolean(h)
 	}
+	u64(uint64(s.orbits))
 	return b
 }
 
@@ -696,6 +700,9 @@ func (in *snapIn) snapshot() (*Snapshot, error) {
 		return nil, errors.New("not a kmc snapshot (bad magic number)")
 	}
 	if v := binary.LittleEndian.Uint32(b[len(snapMagic):]); v != snapVersion {
+		if v < snapVersion {
+			return nil, fmt.Errorf("format version %d, written by an older kmc; this kmc reads version %d: start the search over", v, snapVersion)
+		}
 		return nil, fmt.Errorf("format version %d, this kmc reads version %d", v, snapVersion)
 	}
 	s := &Snapshot{set: &fpSet{}, cur: &frontier{}, next: &frontier{}}
@@ -841,6 +848,7 @@ func (in *snapIn) readHead(s *Snapshot) error {
 			}
 		}
 	}
+	s.orbits = int64(small(u64(), "class sizes", 1<<62))
 	if err == nil && len(sh.fair) != len(sh.kinds) {
 		err = fmt.Errorf("section HEAD: %d fairness levels for %d action kinds", len(sh.fair), len(sh.kinds))
 	}
@@ -1023,6 +1031,10 @@ func (s *Snapshot) valid() error {
 		return bad("a state violation ends a search: it cannot be resumed")
 	case s.best.found && s.best.prop >= len(s.shape.props):
 		return bad("violated property %d of %d", s.best.prop, len(s.shape.props))
+	case s.orbits != 0 && !s.shape.symmetry:
+		return bad("class sizes counted in a search without symmetry")
+	case s.Generated < s.Distinct:
+		return bad("%d states generated, fewer than the %d distinct", s.Generated, s.Distinct)
 	}
 	n := 0
 	for i := range s.set.shards {
@@ -1103,7 +1115,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	e.set = *s.set
 	e.links = *s.links
 	*cur, *next = *s.cur, *s.next
-	e.generated, e.distinct = s.Generated, s.Distinct
+	e.generated, e.distinct, e.orbits = s.Generated, s.Distinct, s.orbits
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
 	for i, h := range s.someHit {
 		e.someHit[i].Store(h)
