@@ -427,8 +427,17 @@ type Result struct {
 	// Raise names, for an incomplete liveness verdict that a model bound caused, the bounds
 	// to raise (Bounded.Bounds names before "="): "max_epoch".
 	Raise []string
-	Stats Stats
-	Trace *Trace // the counterexample, when Verdict is Violated and one exists
+	// Interrupted names what cut the work short, whatever the verdict: the limit that ended
+	// the search before its state graph was complete ("time 1m0s reached", "max states
+	// 1000 reached", "max depth 9 reached", "memory ... reached", "stopped"), or "stopped"
+	// when a stop request (Options.Stop) ended the liveness check of a complete graph
+	// (Stats.Queue is then 0). "" when the search and its checks ran to their end. With it
+	// set, a Violated verdict is a counterexample found in the part explored: a real one (a
+	// lasso lies among fully expanded states, with steps that were recorded), but neither
+	// it nor the statistics are necessarily those of a complete search.
+	Interrupted string
+	Stats       Stats
+	Trace       *Trace // the counterexample, when Verdict is Violated and one exists
 }
 
 // Trace is a counterexample, independent of the model's state type: what renderers need.

@@ -149,12 +149,15 @@ func (e *engine[S]) run() Result {
 	depth := p.depth
 	queue := e.distinct - int64(p.expandedTo) + p.queueExtra
 	st := e.stats(queue, depth)
+	// reason, the limit that ended the search before its graph was complete, goes into
+	// every result as Interrupted: the statistics are a partial search's, and a violation
+	// found is one of the part explored.
 	if p.best.found {
-		return Result{Verdict: Violated, Property: e.violName(p.best), Stats: st, Trace: e.safetyTrace(p.best)}
+		return Result{Verdict: Violated, Property: e.violName(p.best), Interrupted: reason, Stats: st, Trace: e.safetyTrace(p.best)}
 	}
 	if e.rec {
 		if err := e.flagUnexpanded(&cur, &next, p.expandedTo); err != nil {
-			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Stats: st}
+			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Interrupted: reason, Stats: st}
 		}
 	}
 	if reason == "" {
@@ -166,9 +169,18 @@ func (e *engine[S]) run() Result {
 		}
 	}
 	if e.rec {
+		// On a partial graph the liveness check looks for lassos among the states expanded,
+		// which are real counterexamples; a stop request ends it (and, made during the
+		// search, ends it at once).
 		res, status := e.checkLiveness(st)
 		res.Stats.Elapsed = time.Since(e.start)
-		if status == liveIncomplete && reason != "" {
+		res.Interrupted = reason
+		switch {
+		case status == liveStopped && reason != "":
+			res.Reason = reason // the search's own limit says it
+		case status == liveStopped:
+			res.Interrupted = e.limitReason(limitStop)
+		case status == liveIncomplete && reason != "":
 			res.Reason += " (" + reason + ")"
 		}
 		if status != liveOK || reason == "" {
@@ -176,7 +188,7 @@ func (e *engine[S]) run() Result {
 		}
 	}
 	if reason != "" {
-		return Result{Verdict: Incomplete, Reason: reason, Stats: st}
+		return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: st}
 	}
 	return Result{Verdict: OK, Stats: st}
 }
