@@ -2,7 +2,6 @@ package checker
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -154,7 +153,7 @@ type engine[S any] struct {
 	ownBytes   atomic.Int64
 	frontBytes int64 // the two frontiers, as of the last segment
 	edgeDouble bool  // the edge stream and index grow by doubling (see memory.go)
-	memSamples []metrics.Sample
+	meter      memMeter
 
 	outs      []*chunkOut
 	dedup     []*segSet // per insertion worker
