@@ -20,7 +20,9 @@ import "time"
 //  2. Next appends to succ and acts and returns them; it allocates nothing per state once
 //     the caller's buffers have grown. acts[i] is the action that leads to succ[i].
 //  3. Encode is canonical: two states are the same state iff their encodings are equal.
-//     Decode(Encode(s)) == s.
+//     Decode(Encode(s)) == s. Decode may assume that Encode wrote its input; a model
+//     implements CheckedDecoder to read bytes from outside (a checkpoint's states), which
+//     returns an error, never a panic, for bytes that encode none of its states.
 //  4. An action code is opaque to the engine; ActionName and ActionKind describe it.
 //     The same code means the same action (kind and arguments) in every state.
 //  5. A model bound is a cut, not a guard. A step that the protocol allows but a bound of
@@ -157,6 +159,16 @@ type Deferring[S any] interface {
 	// behaviour of the model (the choice made as the last state allows, the states renamed
 	// to match). The engine checks the result step by step against Next.
 	Settle(states []S)
+}
+
+// CheckedDecoder is implemented by models that can read a state from bytes the engine did
+// not write in this process (contract item 3): DecodeChecked reads into s what Decode
+// reads, or returns an error, never a panic, when buf is not the encoding of a state of
+// the model with its constants (it ends early, runs on, or holds a count, an index or a
+// value out of its type). The engine reads the states of a snapshot it resumes with it;
+// without it, with Decode, whose panic it then reports as an error.
+type CheckedDecoder[S any] interface {
+	DecodeChecked(buf []byte, s *S) error
 }
 
 // Orbiter is implemented by symmetric models that can say how many states a canonical state

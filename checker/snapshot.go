@@ -1142,5 +1142,61 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 			return "initial state " + itoa(i+1) + " of the model is not an initial state of the snapshot: it is of another model or configuration"
 		}
 	}
-	return ""
+	if why := e.checkStates(cur); why != "" {
+		return why
+	}
+	return e.checkStates(next)
+}
+
+// checkStates checks the states of frontier fr, read from a snapshot, before the search
+// decodes them: each must decode (CheckedDecoder; else Decode, whose panic is an error),
+// encode back to its own bytes, and be a state of the snapshot's set, the one of its index
+// where the set keeps indices. It returns why one is not, or "".
+func (e *engine[S]) checkStates(fr *frontier) string {
+	dec, _ := any(e.m).(CheckedDecoder[S])
+	var s S
+	var enc []byte
+	why := ""
+	err := fr.each(0, func(k int, b []byte) {
+		if why != "" {
+			return
+		}
+		idx := int(fr.base) + k
+		name := "state " + itoa(idx) + " of the snapshot's frontier"
+		if err := decodeUntrusted(e.m, dec, b, &s); err != nil {
+			why = name + " does not decode: " + err.Error()
+			return
+		}
+		enc = e.m.Encode(&s, enc[:0])
+		if string(enc) != string(b) {
+			why = name + " does not encode back to its bytes: it is not a state of this model"
+			return
+		}
+		v, ok := e.set.lookup(e.fp(enc))
+		switch {
+		case !ok:
+			why = name + " is not a state of the snapshot (its fingerprint is not in the set)"
+		case e.set.vals && v != uint32(idx):
+			why = name + " is state " + itoa(int(v&^pendBit)) + " of the snapshot"
+		}
+	})
+	if err != nil {
+		return "frontier: " + err.Error()
+	}
+	return why
+}
+
+// decodeUntrusted decodes bytes from outside the engine into s: with the model's
+// DecodeChecked when it has one, else with Decode, whose panic it returns as an error.
+func decodeUntrusted[S any](m Model[S], dec CheckedDecoder[S], b []byte, s *S) (err error) {
+	if dec != nil {
+		return dec.DecodeChecked(b, s)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	m.Decode(b, s)
+	return nil
 }
