@@ -57,3 +57,37 @@ func BenchmarkWrapLine(b *testing.B) {
 		wrapLine(`/\ s = `, value, textWidth)
 	}
 }
+
+// setTrace is a trace of two states whose set s of n strings loses one element and gains
+// another: Text prints the two changes, found by comparing the sets.
+func setTrace(n int) *checker.Trace {
+	set := func(lo int) string {
+		var b strings.Builder
+		b.WriteString(`{"#set":[`)
+		for i := lo; i < lo+n; i++ {
+			if i > lo {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"element-` + strconv.Itoa(i) + `"`)
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	return &checker.Trace{Property: "P", Vars: []string{"s"}, Loop: -1, States: []checker.TraceState{
+		{Values: []string{set(0)}},
+		{Action: "Shift", Kind: "Shift", Values: []string{set(1)}},
+	}}
+}
+
+// BenchmarkTextLargeSetDiff prints a trace whose 100,000-element set changes by one
+// element added and one removed: the sets are compared in n log n (issue 26, defect 7:
+// element by element against each other before).
+func BenchmarkTextLargeSetDiff(b *testing.B) {
+	t := setTrace(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Text(io.Discard, t, TextOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
