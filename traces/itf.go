@@ -152,7 +152,7 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 		fmt.Fprintf(&b, ",\n  \"loop\": %d", len(t.States)-1)
 	}
 	b.WriteString("\n}\n")
-	if _, err := w.Write(b.Bytes()); err != nil {
+	if _, err := w.Write(escapeJSON(b.Bytes())); err != nil {
 		return fmt.Errorf("itf: %w", err)
 	}
 	return nil
