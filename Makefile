@@ -32,7 +32,9 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-# gofmt, go vet, go.mod tidy, and model/checker importing only the standard library.
+# gofmt, go vet, go.mod tidy, and the import rules of README.md's Packages: model/... and
+# checker import only the standard library; nothing imports a command (cmd/...) but the
+# command's own packages below it.
 verify:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -41,6 +43,9 @@ verify:
 	if [ -n "$$bad" ]; then echo "model imports more than the standard library:"; echo "$$bad"; exit 1; fi
 	@bad=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./checker/ | grep -v '^kmc/checker$$' || true); \
 	if [ -n "$$bad" ]; then echo "checker imports more than the standard library:"; echo "$$bad"; exit 1; fi
+	@bad=$$($(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | \
+		awk '{for (i = 2; i <= NF; i++) if ($$i ~ /^kmc\/cmd(\/|$$)/ && index($$i, $$1 "/") != 1) print $$1 " imports " $$i}'); \
+	if [ -n "$$bad" ]; then echo "a command is imported (nothing imports cmd/...):"; echo "$$bad"; exit 1; fi
 	@echo "verify: ok"
 
 # The Go benchmarks, the benchmark table (kmc bench: bench/table.toml), then the heavier

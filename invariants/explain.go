@@ -55,6 +55,15 @@ func cache(r *model.Replica) string {
 	return "{" + strings.Join(es, ", ") + "}"
 }
 
+// logText prints r's log: [e1:r1, e1:r2].
+func logText(r *model.Replica) string {
+	var es []string
+	for o := uint8(0); o < r.LEO; o++ {
+		es = append(es, record(r, o))
+	}
+	return "[" + strings.Join(es, ", ") + "]"
+}
+
 // brokerState says whether broker b is down, not yet registered, or its role and epoch.
 func brokerState(s *model.State, b int) string {
 	r := &s.B[b]
@@ -203,6 +212,17 @@ func explainMissingEpoch(m *model.Model, s *model.State) string {
 	return ""
 }
 
+func explainPhantomEpoch(m *model.Model, s *model.State) string {
+	for b := 0; b < m.C.Brokers; b++ {
+		r := &s.B[b]
+		if e, ok := r.PhantomEpoch(); ok {
+			return fmt.Sprintf("%s's leader-epoch cache %s has epoch %d from offset %d, but no batch of its log carries epoch %d (log %s): a phantom epoch",
+				broker(b), cache(r), e.Epoch, e.Start, e.Epoch, logText(r))
+		}
+	}
+	return ""
+}
+
 func explainBehind(m *model.Model, s *model.State) string {
 	f := behindFollower(m, s)
 	if f < 0 {
@@ -227,7 +247,7 @@ func explainLeaderless(m *model.Model, s *model.State) string {
 	}
 	if m.C.KRaft {
 		t := fmt.Sprintf("the controller says leader none in leader epoch %d with ISR %s", s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
-		if m.C.ELR {
+		if m.ELR() {
 			t += " and ELR " + brokerSet(m, s.KR.ELR)
 		}
 		if len(live) > 0 {

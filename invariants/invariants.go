@@ -33,6 +33,7 @@ func All() []Descriptor {
 		AckedOnMinISR,
 		EpochCacheMatchesLog,
 		NoMissingEpoch,
+		NoPhantomEpoch,
 		FollowerEventuallyCatchesUp,
 		NoLeaderlessPartitionWithLiveISR,
 		NoStuckAlterPartition,
@@ -308,6 +309,29 @@ var NoMissingEpoch = Descriptor{
 	Kind:  checker.Invariant,
 	Ref:   "KAFKA-13077",
 	Build: invariant("NoMissingEpoch", noMissingEpoch, explainMissingEpoch),
+}
+
+// NoPhantomEpoch: no replica's leader-epoch cache holds an epoch that no batch of its log
+// carries.
+var NoPhantomEpoch = Descriptor{
+	Name: "NoPhantomEpoch",
+	Doc: "on every replica, every leader-epoch cache entry below the log end names an epoch that some " +
+		"batch of the log carries. A violation is a phantom epoch: an entry a truncation removed that came " +
+		"back at a restart from a checkpoint file whose scheduled write was lost (KAFKA-16541, 3.8 and later), " +
+		"over batches of other epochs; endOffsetFor then answers with it and may make a follower truncate " +
+		"records the leader holds",
+	Kind:  checker.Invariant,
+	Ref:   "KAFKA-16541",
+	Build: invariant("NoPhantomEpoch", noPhantomEpoch, explainPhantomEpoch),
+}
+
+func noPhantomEpoch(m *model.Model, s *model.State) bool {
+	for b := 0; b < m.C.Brokers; b++ {
+		if _, ok := s.B[b].PhantomEpoch(); ok {
+			return false
+		}
+	}
+	return true
 }
 
 func noMissingEpoch(m *model.Model, s *model.State) bool {

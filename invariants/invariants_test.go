@@ -110,6 +110,19 @@ func TestInvariants(t *testing.T) {
 			s.B[1].Cache[1] = model.EpochEntry{Epoch: 3, Start: 2}
 			s.B[1].NCache = 2
 		}, false, "b2's log has a batch of epoch 2 at offset 1, but its leader-epoch cache {e1@0, e3@2} answers endOffsetFor(2) with epoch 1, end offset 2"},
+		// Reference: KAFKA-16541. specs/kafka-epoch-checkpoint.toml's state after the restart.
+		{"a cache entry whose epoch no batch carries: a phantom", NoPhantomEpoch, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1), e(1, 2))
+			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
+			s.B[1].Cache[1] = model.EpochEntry{Epoch: 2, Start: 1}
+			s.B[1].NCache = 2
+		}, false, "b2's leader-epoch cache {e1@0, e2@1} has epoch 2 from offset 1, but no batch of its log carries epoch 2 (log [e1:r1, e1:r2]): a phantom epoch"},
+		{"a new leader's entry at its log end is no phantom", NoPhantomEpoch, func(s *model.State) {
+			withLog(s, 1, 0, e(1, 1))
+			s.B[1].Cache[0] = model.EpochEntry{Epoch: 1, Start: 0}
+			s.B[1].Cache[1] = model.EpochEntry{Epoch: 3, Start: 1}
+			s.B[1].NCache = 2
+		}, true, ""},
 	}
 	for _, tt := range tests {
 		s := base

@@ -33,7 +33,7 @@ func isrAndElrProblem(m *model.Model, s *model.State) string {
 		return fmt.Sprintf("ELR %s and ISR %s share %s", brokerSet(m, k.ELR), brokerSet(m, c.ISR), brokerSet(m, k.ELR&c.ISR))
 	case popcount(c.ISR) >= m.C.MinISR && k.ELR != 0:
 		return fmt.Sprintf("the ISR %s has min.insync.replicas = %d members but the ELR is %s", brokerSet(m, c.ISR), m.C.MinISR, brokerSet(m, k.ELR))
-	case m.C.ELR && k.Fenced&c.ISR != 0:
+	case m.ELR() && k.Fenced&c.ISR != 0:
 		return fmt.Sprintf("fenced %s is in the ISR %s", brokerSet(m, k.Fenced&c.ISR), brokerSet(m, c.ISR))
 	}
 	return ""
@@ -43,23 +43,25 @@ func explainIsrAndElr(m *model.Model, s *model.State) string {
 	return "the controller's " + isrAndElrProblem(m, s)
 }
 
-// MinIsrRecoveryQuorum: with ISR and ELR empty, the last known ELR holds min ISR members.
+// MinIsrRecoveryQuorum: with ISR and ELR empty, the last known ELR names the last leader.
 var MinIsrRecoveryQuorum = Descriptor{
 	Name: "MinIsrRecoveryQuorum",
-	Doc: "whenever the controller's ISR and ELR are both empty, the last known ELR has exactly min.insync.replicas " +
-		"members: the replicas an unclean recovery would have to consult (Vanlightly's KIP-966 MinIsrRecoveryQuorum)",
+	Doc: "whenever the controller's ISR and ELR are both empty, the last known ELR names exactly one broker, the " +
+		"partition's last leader, which Kafka may elect (PartitionChangeBuilder.maybeUpdateLastKnownLeader, " +
+		"useLastKnownLeaderInBalancedRecovery). Vanlightly's KIP-966 spec asks for min.insync.replicas members, " +
+		"KIP-966's last known ELR; Kafka's code (4.0, 4.1) keeps the last leader instead",
 	Kind:  checker.Invariant,
 	Ref:   "KIP-966",
 	Build: invariant("MinIsrRecoveryQuorum", minIsrRecoveryQuorum, explainMinIsrRecoveryQuorum),
 }
 
 func minIsrRecoveryQuorum(m *model.Model, s *model.State) bool {
-	return !m.C.ELR || s.Ctrl.ISR != 0 || s.KR.ELR != 0 || popcount(s.KR.LastELR) == m.C.MinISR
+	return !m.ELR() || s.Ctrl.ISR != 0 || s.KR.ELR != 0 || popcount(s.KR.LastELR) == 1
 }
 
 func explainMinIsrRecoveryQuorum(m *model.Model, s *model.State) string {
-	return fmt.Sprintf("ISR and ELR are empty and the last known ELR %s has %d members, not min.insync.replicas = %d",
-		brokerSet(m, s.KR.LastELR), popcount(s.KR.LastELR), m.C.MinISR)
+	return fmt.Sprintf("ISR and ELR are empty and the last known ELR %s has %d members, not the last leader alone",
+		brokerSet(m, s.KR.LastELR), popcount(s.KR.LastELR))
 }
 
 // LeaderCandidateCompleteness: every ISR and ELR member holds every acknowledged record.

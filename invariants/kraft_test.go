@@ -11,7 +11,7 @@ import (
 // built to break it, and true in the initial state.
 func TestKIP966Properties(t *testing.T) {
 	c := model.DefaultConfig()
-	c.KRaft, c.ELR, c.Brokers, c.MinISR, c.MaxRecords = true, true, 3, 2, 1
+	c.KRaft, c.ELR, c.Brokers, c.MinISR, c.MaxRecords, c.Version = true, true, 3, 2, 1, "4.0.1"
 	m, err := model.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestKIP966Properties(t *testing.T) {
 		{ValidControllerIsrAndElr, func(s *model.State) { s.KR.ELR = 1 << 2 }, "ELR {b3} and ISR {b1, b2, b3} share {b3}"},
 		{ValidControllerIsrAndElr, func(s *model.State) { s.Ctrl.ISR, s.KR.ELR = 3, 4 }, "has min.insync.replicas = 2 members but the ELR is {b3}"},
 		{ValidControllerIsrAndElr, func(s *model.State) { s.KR.Fenced = 1 }, "fenced {b1} is in the ISR"},
-		{MinIsrRecoveryQuorum, func(s *model.State) { s.Ctrl.ISR, s.KR.LastELR = 0, 1 }, "the last known ELR {b1} has 1 members, not min.insync.replicas = 2"},
+		{MinIsrRecoveryQuorum, func(s *model.State) { s.Ctrl.ISR, s.KR.LastELR = 0, 3 }, "the last known ELR {b1, b2} has 2 members, not the last leader alone"},
 		{LeaderCandidateCompleteness, func(s *model.State) { s.Acked[0], s.Ctrl.ISR, s.KR.ELR = 1, 1, 2 }, "r1 was acknowledged at offset 0; b1, in the controller's ISR"},
 	} {
 		p := tc.d.Build(m)

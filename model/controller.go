@@ -5,10 +5,25 @@ package model
 // LeaderAndIsr. Its state is the Controller struct, kept apart so that a later model can
 // add controller incarnations, a metadata store with zkVersion and controller epochs.
 //
-// Kafka: core/src/main/scala/kafka/controller/KafkaController.scala (ZooKeeper mode) and
-// metadata/src/main/java/org/apache/kafka/controller/ReplicationControlManager.java (KRaft).
-// Where they differ the model follows KRaft: an ISR change bumps the partition epoch but
-// not the leader epoch (KAFKA-15021).
+// Kafka: core/src/main/scala/kafka/controller/KafkaController.scala (ZooKeeper mode, the
+// releases up to 3.9.x) and metadata/src/main/java/org/apache/kafka/controller/
+// ReplicationControlManager.java (KRaft, the 4.x releases, whose only controller it is).
+// Where they differ the release decides (Profile.ZooKeeper): the ZooKeeper controller bumps
+// the leader epoch when it removes a replica from the ISR (ReplicaStateMachine.
+// doRemoveReplicasFromIsr -> LeaderAndIsr.newLeaderAndIsr, 3.9.0 lines 330-350) and checks no
+// ISR member's broker epoch; KRaft at metadata version 3.6 and later bumps only the
+// partition epoch (KAFKA-15021) and checks the joiner's (KIP-903).
+//
+// The controller acts on its own view of the brokers (Controller.Live), which lags: a broker
+// that crashed is live to it until ControllerHandleBrokerFailure, and one that restarted is
+// the old incarnation until ControllerHandleBrokerStartup. It may so elect a broker that is
+// down or has restarted (a preferred election, a leader change, another broker's failure),
+// as Kafka's controller does from controllerContext (KafkaController.processBrokerChange
+// handles a bounced broker only when its BrokerChange event comes). From 2.2.0 (KIP-380) the
+// LeaderAndIsr it sends then carries the broker epoch of the old incarnation and the
+// restarted broker refuses it (STALE_BROKER_EPOCH); the model sends no LeaderAndIsr to a
+// broker that is down or restarted and not yet handled, as its delivery would be refused
+// (before 2.2.0 it is sent, and the new incarnation applies it).
 
 // controllerSteps generates the controller's steps that concern broker b.
 func (m *Model) controllerSteps(g *gen, b int) {
@@ -76,18 +91,19 @@ func (m *Model) controllerSteps(g *gen, b int) {
 // ISR non-empty).
 func (m *Model) brokerFailed(g *gen, t *State, c Controller, b int) (Controller, bool) {
 	c.Live &^= bit(b)
+	c.Shut &^= bit(b) // onBrokerFailure: no longer shutting down
 	if c.Leader == uint8(b)+1 {
 		if int(c.Epoch) >= m.C.MaxEpoch {
 			return c, false
 		}
 		c.Leader = 0
-		if cand := c.ISR & c.Live &^ bit(b); cand != 0 {
+		if cand := c.ISR & c.Live &^ c.Shut &^ bit(b); cand != 0 {
 			c.Leader = uint8(g.first(t, cand)) + 1
 		}
 		c.Epoch++
 		c.PEpoch++
 		if c.Leader == 0 && m.C.UncleanElection {
-			if u := m.uncleanLeader(g, t, c.Live); u != 0 {
+			if u := m.uncleanLeader(g, t, c.Live&^c.Shut); u != 0 {
 				c.Leader, c.ISR = uint8(lowest(u))+1, u
 				return c, true
 			}
@@ -95,6 +111,15 @@ func (m *Model) brokerFailed(g *gen, t *State, c Controller, b int) (Controller,
 	} else if !has(c.ISR, b) {
 		return c, true
 	} else {
+		if m.p.ZooKeeper && c.ISR != bit(b) {
+			// ZooKeeper: OfflineReplica -> doRemoveReplicasFromIsr writes
+			// newLeaderAndIsr(leader, isr without b): leader epoch + 1 (LeaderAndIsr.scala
+			// 3.9.0 lines 65-66), zkVersion + 1. KRaft bumps only the partition epoch.
+			if int(c.Epoch) >= m.C.MaxEpoch {
+				return c, false
+			}
+			c.Epoch++
+		}
 		c.PEpoch++
 	}
 	if c.ISR != bit(b) {
@@ -111,11 +136,26 @@ func (m *Model) publish(t *State, nc, old Controller) {
 		return
 	}
 	for f := 0; f < m.nb(); f++ {
-		if has(nc.Live, f) {
+		if has(nc.Live, f) && !m.staleBrokerEpoch(t, f) && !t.closing(f) {
 			t.Net.sendLeaderAndIsr(leaderAndIsr(&nc, f))
 		}
 	}
 }
+
+// staleBrokerEpoch reports whether a LeaderAndIsr from the single controller to broker f
+// would carry a broker epoch older than f's registration and be refused (KIP-380): f is
+// down (its next incarnation will refuse it; a crash drops what is in flight) or restarted
+// and not yet handled by ControllerHandleBrokerStartup (Replica.Register). Such a request is
+// not sent: its delivery is a no-op. With the guard LeaderAndIsrBrokerEpoch off, or before
+// 2.2.0, it is sent and applied.
+func (m *Model) staleBrokerEpoch(t *State, f int) bool {
+	r := &t.B[f]
+	return m.kip380() && (!r.Alive || r.Register)
+}
+
+// kip380 reports whether brokers refuse a LeaderAndIsr with a stale broker epoch: the
+// release has KIP-380 and the guard LeaderAndIsrBrokerEpoch is on.
+func (m *Model) kip380() bool { return m.p.KIP380 && !m.off(GuardLeaderAndIsrBrokerEpoch) }
 
 func leaderAndIsr(c *Controller, to int) Msg {
 	return Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(to), Epoch: c.Epoch, Off: c.PEpoch, Last: c.Leader, HW: c.ISR}
@@ -143,10 +183,16 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 		resp.Err = ErrInvalidUpdateVersion
 	case !has(req.HW, int(req.From)):
 		resp.Err = ErrInvalidRequest
-	case m.p.AlterValidation33 && req.HW&^c.Live != 0:
-		resp.Err = ErrIneligibleReplica // KIP-841 (3.3)
-	case m.p.KIP903 && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE && !m.off(GuardAlterPartitionBrokerEpoch):
-		resp.Err = ErrIneligibleReplica // KIP-903 (3.5): the joiner's broker epoch is stale
+	case m.p.AlterValidation33 && req.HW&^(c.Live&^c.Shut) != 0:
+		resp.Err = ErrIneligibleReplica // KIP-841, KAFKA-14140 (3.3.0): not live, or shutting down
+	case m.p.KIP903 && !m.p.ZooKeeper && req.DivE != 0 && c.BEpoch[req.DivO] != req.DivE && !m.off(GuardAlterPartitionBrokerEpoch):
+		// KIP-903 (3.5.0), KRaft's controller only: the joiner's broker epoch is stale. The
+		// ZooKeeper controller keeps only the members' ids (tryProcessAlterPartition, 3.9.0
+		// lines 2369-2373). KRaft checks every member whose epoch the leader knows; in the
+		// model a member of the committed ISR cannot have registered again since its last
+		// fetch from this leader without a partition change (fencing or the registration
+		// removes it from the ISR), which fails the partition-epoch check first.
+		resp.Err = ErrIneligibleReplica
 	default:
 		if req.HW != c.ISR {
 			c.ISR = req.HW
@@ -158,16 +204,18 @@ func (m *Model) handleAlterPartition(t *State, i int) {
 }
 
 // moveLeaderSteps generates ControllerMoveLeader(b), the fault "leader_change": an
-// operator-triggered leader change to live ISR member b (Kafka: preferred-replica election,
-// PartitionLeaderElectionAlgorithms.preferredReplicaPartitionLeaderElection; KRaft
-// ElectLeaders), bumping the leader epoch.
+// operator-triggered leader change to ISR member b, live in the controller's view (Kafka:
+// a reassignment's election, PartitionLeaderElectionAlgorithms.
+// reassignPartitionLeaderElection, or a preferred election after the assignment put b
+// first: Election.leaderForPreferredReplica reads isReplicaOnline from controllerContext;
+// KRaft ElectLeaders), bumping the leader epoch.
 func (m *Model) moveLeaderSteps(g *gen, b int) {
 	s := g.s
 	c := s.Ctrl
 	budget := m.budget(s, FaultLeaderChange)
-	if (!budget && !g.cutOn) || m.cp() || c.Leader == 0 || c.Leader == uint8(b)+1 ||
-		!has(c.ISR, b) || !has(c.Live, b) || !s.B[b].Alive {
-		return
+	if (!budget && !g.cutOn) || m.cp() || m.kraft() || c.Leader == 0 || c.Leader == uint8(b)+1 ||
+		!has(c.ISR, b) || !has(c.Live&^c.Shut, b) {
+		return // the controller's view: b may be down or restarted (staleBrokerEpoch)
 	}
 	if !budget {
 		g.cutStep(act1(KindControllerMoveLeader, b), BoundLeaderChange)

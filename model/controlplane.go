@@ -52,6 +52,12 @@ type Incarnation struct {
 	Live    uint8 // controllerContext.liveBrokerIds
 	NQ      uint8 // queued events
 	Q       [MaxQueue]uint8
+	// Stale is the brokers that registered again after this incarnation lost its session:
+	// it read their broker epochs (controllerContext.liveBrokerIdAndEpochs) before, and no
+	// BrokerChange event will tell it (the watch fires only for a live session). For an
+	// incarnation with a session, a registration it has not read is a queued
+	// EvBrokerStartup (staleView).
+	Stale uint8
 }
 
 // BrokerMeta is what broker b knows of the controller: the controller its metadata cache
@@ -143,7 +149,7 @@ func (c *Incarnation) loadPartition(st *Controller) {
 }
 
 func (c *Incarnation) resign() {
-	c.Active, c.Offline, c.NQ, c.Q = false, false, 0, [MaxQueue]uint8{}
+	c.Active, c.Offline, c.NQ, c.Q, c.Stale = false, false, 0, [MaxQueue]uint8{}, 0
 }
 
 func (c *Incarnation) pop() {
@@ -217,17 +223,44 @@ func (s *State) cpBrokerDown(b int) {
 }
 
 // cpRegister registers broker b in the store (KafkaZkClient.registerBroker: a new
-// ephemeral /brokers/ids znode) and queues the BrokerChange event. The broker epoch (the
-// znode's czxid) is kept constant: the ZooKeeper controller's AlterPartition validation does
-// not check ISR members' broker epochs (KIP-903 is KRaft's), and a changing value that
-// nothing reads would only multiply states.
-func (s *State) cpRegister(b int) {
+// ephemeral /brokers/ids znode, whose czxid is the broker's new epoch) and queues the
+// BrokerChange event. From 2.2.0 (KIP-380) a LeaderAndIsr in flight to b carries the epoch
+// of its previous registration and b refuses it: it is dropped here (a restart's crash
+// dropped them already; a session loss leaves them in flight). The controllers' views of
+// b's epoch are stale until they handle the event (staleView).
+func (s *State) cpRegister(b int, kip380 bool) {
 	if s.CP.N == 0 {
 		return
 	}
 	s.Ctrl.Live |= bit(b)
 	s.B[b].Register = false
 	s.enqueue(EvBrokerStartup, b)
+	for i := 0; i < int(s.CP.N); i++ {
+		if c := &s.CP.C[i]; c.Active && !c.Session {
+			c.Stale |= bit(b)
+		}
+	}
+	if kip380 {
+		if j := s.Net.find(MsgLeaderAndIsr, CtrlID, uint8(b)); j >= 0 {
+			s.Net.remove(j)
+		}
+	}
+}
+
+// staleView reports whether controller i's view of broker b's epoch predates b's latest
+// registration: an EvBrokerStartup for b is queued, or b registered after i lost its
+// session (Incarnation.Stale).
+func (p *ControlPlane) staleView(i, b int) bool {
+	c := &p.C[i]
+	if has(c.Stale, b) {
+		return true
+	}
+	for k := 0; k < int(c.NQ); k++ {
+		if c.Q[k] == EvBrokerStartup<<4|uint8(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // retract removes the successor emitted last (a step that turned out to need more than a
@@ -261,7 +294,8 @@ func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int 
 }
 
 // sendLeaderAndIsr sends controller i's cached partition state to every broker of to that
-// is up. LeaderAndIsr carries the controller epoch. One LeaderAndIsr per broker is in
+// is up and whose registration i has read (KIP-380). LeaderAndIsr carries the controller
+// epoch. One LeaderAndIsr per broker is in
 // flight: a controller's newer one replaces its older one (its channel is ordered and the
 // broker ignores older state); one from an older controller epoch than the one in flight is
 // dropped (the broker rejects it as STALE_CONTROLLER_EPOCH once it has processed the newer;
@@ -269,7 +303,12 @@ func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int 
 func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 	c := &t.CP.C[i]
 	for b := 0; b < m.nb(); b++ {
-		if !has(to, b) || !t.B[b].Alive {
+		if !has(to, b) || !t.B[b].Alive || t.closing(b) {
+			continue
+		}
+		if m.kip380() && t.CP.staleView(i, b) {
+			// KIP-380: stamped with the epoch of b's previous registration, refused
+			// (STALE_BROKER_EPOCH): a no-op, not sent.
 			continue
 		}
 		msg := Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(b), Epoch: c.LEpoch, Off: c.ZkVer,
@@ -298,8 +337,7 @@ func (m *Model) leaderAndIsrIsNoop(t *State, b int, msg *Msg) bool {
 	if msg.DivE < k.MaxEpoch {
 		return !m.off(GuardStaleControllerEpoch)
 	}
-	return msg.DivE == k.MaxEpoch && r.Role != RoleNone &&
-		(msg.Epoch < r.Epoch || (msg.Epoch == r.Epoch && msg.Off <= r.PEpoch)) && !m.off(GuardLeaderAndIsrEpoch)
+	return msg.DivE == k.MaxEpoch && m.stalePartitionState(r, msg.Epoch, msg.Off) && !m.off(GuardLeaderAndIsrEpoch)
 }
 
 // acceptLeaderAndIsr is the broker's controller-epoch check of a LeaderAndIsr.
@@ -556,7 +594,7 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		// SessionExpireListener.handleNewSession).
 		if !has(s.Ctrl.Live, b) {
 			t := g.emit(act1(KindBrokerReregister, b))
-			t.cpRegister(b)
+			t.cpRegister(b, m.kip380())
 			continue
 		}
 		// BrokerLearnController(b): the broker's metadata cache learns the controller that
@@ -599,7 +637,7 @@ func (m *Model) sessionLossSteps(g *gen) {
 		return
 	}
 	for b := 0; b < m.nb(); b++ {
-		if !s.B[b].Alive || !has(s.Ctrl.Live, b) || s.CP.hostsCurrent(b) {
+		if !s.B[b].Alive || !has(s.Ctrl.Live, b) || s.CP.hostsCurrent(b) || s.closing(b) {
 			continue
 		}
 		if !budget {
@@ -706,7 +744,7 @@ func (m *Model) failoverSteps(g *gen) {
 		// in one step drops only the window in which the store lists the host as
 		// unregistered; the new controller's view still lags until it handles the event.
 		if t.B[old].Alive {
-			t.cpRegister(int(old))
+			t.cpRegister(int(old), m.kip380())
 		}
 		return true
 	})

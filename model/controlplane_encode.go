@@ -39,7 +39,7 @@ func (m *Model) encodeCP(s *State, buf []byte) []byte {
 		if c.Offline {
 			f |= 4
 		}
-		buf = append(buf, c.Broker<<4|f, c.Epoch, c.Leader<<4|c.LEpoch, c.ZkVer, c.ISR, c.Live, c.NQ)
+		buf = append(buf, c.Broker<<4|f, c.Epoch, c.Leader<<4|c.LEpoch, c.ZkVer, c.ISR, c.Live, c.Stale, c.NQ)
 		buf = append(buf, c.Q[:c.NQ]...)
 	}
 	return buf
@@ -79,7 +79,7 @@ func (m *Model) decodeCP(buf []byte, s *State) error {
 		c.Epoch = next()
 		v = next()
 		c.Leader, c.LEpoch = v>>4, v&15
-		c.ZkVer, c.ISR, c.Live, c.NQ = next(), next(), next(), next()
+		c.ZkVer, c.ISR, c.Live, c.Stale, c.NQ = next(), next(), next(), next(), next()
 		if int(c.NQ) > len(c.Q) {
 			return errCount
 		}

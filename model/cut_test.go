@@ -19,7 +19,9 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 	cp2 := cp
 	cp2.Failover, cp2.MaxEpoch, cp2.Crash, cp2.MaxRecords = 1, 2, 2, 0
 	mech := DefaultConfig()
-	mech.Brokers, mech.MaxRecords, mech.MaxEpoch, mech.UncleanElection, mech.ControlledShutdown, mech.PreferredElection = 2, 1, 2, true, 1, 1
+	// max_epoch 1: every election is cut (with 2 the shutdown's steps put the second
+	// election beyond the sample).
+	mech.Brokers, mech.MaxRecords, mech.MaxEpoch, mech.UncleanElection, mech.ControlledShutdown, mech.PreferredElection = 2, 1, 1, true, 1, 1
 	mechCP := DefaultConfig()
 	mechCP.MaxRecords, mechCP.MaxEpoch, mechCP.Controllers, mechCP.Failover = 0, 2, 2, 1
 	mechCP.ControllerHostCrash, mechCP.ControlledShutdown, mechCP.PreferredElection, mechCP.ControlLoss, mechCP.Lag = true, 1, 1, 1, 1

@@ -28,6 +28,17 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 	c := &s.Ctrl
 	buf = append(buf, c.Leader<<4|c.Epoch, c.PEpoch, c.ISR, c.Live)
 	buf = append(buf, c.BEpoch[:m.nb()]...)
+	if m.encShut() {
+		buf = append(buf, c.Shut)
+		for b := 0; b < m.nb(); b++ {
+			r := &s.B[b]
+			v := r.Shut
+			if r.Clean {
+				v |= 8
+			}
+			buf = append(buf, v)
+		}
+	}
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
 		f := r.statusBits() | r.Role<<3 | r.Fetch<<5
@@ -160,6 +171,13 @@ func (m *Model) decode(buf []byte, s *State) error {
 	c.PEpoch, c.ISR, c.Live = next(), next(), next()
 	for b := 0; b < m.nb(); b++ {
 		c.BEpoch[b] = next()
+	}
+	if m.encShut() {
+		c.Shut = next()
+		for b := 0; b < m.nb(); b++ {
+			v := next()
+			s.B[b].Shut, s.B[b].Clean = v&7, v&8 != 0
+		}
 	}
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
@@ -379,8 +397,12 @@ func statusName(r *Replica) string {
 	switch {
 	case !r.Alive:
 		return "down"
-	case r.Register:
+	case r.Register, r.Shut == ShutStarting:
 		return "starting"
+	case r.Shut == ShutRequested:
+		return "shutting down"
+	case r.Shut == ShutClosing:
+		return "closing"
 	}
 	return "up"
 }
@@ -569,6 +591,10 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 		buf = jSet(buf, c.ISR)
 		buf = append(buf, `,"liveBrokers":`...)
 		buf = jSet(buf, c.Live)
+		if c.Shut != 0 {
+			buf = append(buf, `,"shuttingDownBrokers":`...)
+			buf = jSet(buf, c.Shut)
+		}
 		buf = append(buf, `,"brokerEpochs":`...)
 		buf = m.jBrokerMap(buf, func(buf []byte, b int) []byte { return jInt(buf, int(c.BEpoch[b])) })
 		return append(buf, '}')
@@ -690,6 +716,10 @@ func (m *Model) Format(s *State) string {
 	buf = fmtSet(buf, c.ISR)
 	buf = append(buf, " live="...)
 	buf = fmtSet(buf, c.Live)
+	if c.Shut != 0 {
+		buf = append(buf, " shutting="...)
+		buf = fmtSet(buf, c.Shut)
+	}
 	buf = append(buf, " bepochs=["...)
 	for b := 0; b < m.nb(); b++ {
 		if b > 0 {

@@ -20,7 +20,7 @@ func (m *Model) startFetching(r *Replica) {
 	case TruncHighWatermark:
 		r.truncateTo(r.HW, m.p.AsyncTruncFlush)
 		r.Fetch = FetchFetching
-	case TruncLeaderEpoch:
+	case TruncLeaderEpoch, TruncEpochLookup:
 		r.Fetch = FetchTruncating
 	default:
 		// With truncation on fetch, a replica whose cache has no epoch starts in Truncating
@@ -36,6 +36,18 @@ func (m *Model) startFetching(r *Replica) {
 	r.LastEp = r.latestEpoch()
 }
 
+// stopFetcher removes broker b's partition from its fetcher (removeFetcherForPartitions):
+// the fetch state is idle and a response in flight will be ignored, so it is dropped.
+func (m *Model) stopFetcher(t *State, b int) {
+	r := &t.B[b]
+	r.Fetch, r.LastEp = FetchIdle, NoEpoch
+	if j := t.Net.fetchPlane(uint8(b)); j >= 0 {
+		if k := t.Net.Msgs[j].Kind; k == MsgFetchResponse || k == MsgEpochResponse {
+			t.Net.remove(j)
+		}
+	}
+}
+
 // followerSteps generates follower b's fetcher steps and the network's reads of the
 // response on its way to b.
 func (m *Model) followerSteps(g *gen, b int) {
@@ -45,7 +57,7 @@ func (m *Model) followerSteps(g *gen, b int) {
 		return
 	}
 	i := s.Net.fetchPlane(uint8(b))
-	leaderUp := r.Leader != 0 && s.B[r.Leader-1].Alive
+	leaderUp := r.Leader != 0 && s.serving(int(r.Leader)-1)
 	// FollowerSendFetch(b). Kafka: AbstractFetcherThread.maybeFetch -> buildFetch
 	// (ReplicaFetcherThread / LeaderEndPoint.buildFetch): PartitionData(fetchOffset,
 	// currentLeaderEpoch, lastFetchedEpoch); lastFetchedEpoch only with KIP-320/595
@@ -116,7 +128,11 @@ func (m *Model) fetchIsNoop(s *State, b int) bool {
 // got when it registered.
 func fetchRequest(s *State, b int, last uint8) Msg {
 	r := &s.B[b]
-	return Msg{Kind: MsgFetch, From: uint8(b), To: r.Leader - 1, Epoch: r.Epoch, Off: r.LEO, Last: last, HW: s.Ctrl.BEpoch[b]}
+	bepoch := s.Ctrl.BEpoch[b]
+	if r.Register {
+		bepoch = 0 // not registered yet: -1 (BrokerLifecycleManager's brokerEpoch)
+	}
+	return Msg{Kind: MsgFetch, From: uint8(b), To: r.Leader - 1, Epoch: r.Epoch, Off: r.LEO, Last: last, HW: bepoch}
 }
 
 func (m *Model) lastFor(r *Replica) uint8 {
@@ -129,7 +145,7 @@ func (m *Model) lastFor(r *Replica) uint8 {
 // handleFetchResponse processes the complete FetchResponse at index i on follower b.
 // Kafka: AbstractFetcherThread.processFetchRequest: the response is used only if the
 // partition is still fetching from that leader at that fetch offset and, since
-// KAFKA-18991 (Profile.ResponseEpochGuard), in the request's leader epoch. (A LeaderAndIsr
+// KAFKA-18991 (fix bit FixBit18991), in the request's leader epoch. (A LeaderAndIsr
 // that changes the leader or the epoch removes the partition from its fetcher and drops a
 // response in flight, see handleLeaderAndIsr, so the guard matters only for a response whose
 // request was sent in an older epoch.) Then by error:
@@ -152,7 +168,7 @@ func (m *Model) handleFetchResponse(t *State, b, i int) {
 	if r.Role != RoleFollower || r.Fetch != FetchFetching || ((r.Leader != resp.From+1 || resp.Off != r.LEO) && !m.off(GuardFetchResponseOffset)) {
 		return
 	}
-	if m.p.ResponseEpochGuard && resp.Epoch != r.Epoch && !m.off(GuardFetchResponseEpoch) {
+	if m.fixed(FixBit18991) && resp.Epoch != r.Epoch && !m.off(GuardFetchResponseEpoch) {
 		return // KAFKA-18991: the request's currentLeaderEpoch is not the fetch state's
 	}
 	switch {
@@ -212,6 +228,26 @@ func (m *Model) handleEpochResponse(t *State, b, i int) {
 	}
 	switch resp.Err {
 	case ErrNone:
+		if m.p.Truncation == TruncEpochLookup {
+			// KIP-279 (2.0.0 to 2.7.x): AbstractFetcherThread.getOffsetTruncationState (2.7.2
+			// lines 496-541) looks the leader's epoch up in the follower's own cache
+			// (truncationOffset); an epoch the follower does not know truncates to the end of
+			// the largest one below it and asks again (truncation not complete). An undefined
+			// end offset keeps the fetch offset, which for a partition that starts truncating
+			// is its high watermark (ReplicaFetcherThread: initial fetch offset = HW without
+			// truncation on fetch); it cannot follow an incomplete round, whose next request
+			// names an epoch below one the leader holds.
+			off, done := r.truncationOffset(resp.DivE, resp.DivO)
+			if resp.DivO == NoOffset {
+				off = r.HW
+			}
+			r.truncateTo(off, m.p.AsyncTruncFlush)
+			if done {
+				r.Fetch = FetchFetching
+			}
+			r.LastEp = r.latestEpoch()
+			return
+		}
 		// Kafka 0.11 ReplicaFetcherThread.maybeTruncate: an undefined answer truncates to the
 		// HW, otherwise to min(answer, LEO); the follower does not look the epoch up itself
 		// (that came with KIP-279, and truncation on fetch with KIP-320/KIP-595).

@@ -30,6 +30,7 @@ const (
 	GuardStaleControllerEpoch
 	GuardZkVersion
 	GuardAckMinISR
+	GuardLeaderAndIsrBrokerEpoch
 	// The KRaft control plane's guards (model/kraft.go; kraft_guards.go says where each has
 	// a code path).
 	GuardKRaftAlterPartitionLeaderEpoch
@@ -101,6 +102,9 @@ var Guards = [NumGuards]GuardInfo{
 	GuardAckMinISR: {"AckMinISR",
 		"the leader acknowledges an acks=all write the high watermark passed only if its maximal ISR still has min.insync.replicas members (an acknowledged record on too few replicas after an ISR shrink)",
 		"Partition.checkEnoughReplicasReachOffset: minIsr <= curMaximalIsr.size, else NOT_ENOUGH_REPLICAS_AFTER_APPEND"},
+	GuardLeaderAndIsrBrokerEpoch: {"LeaderAndIsrBrokerEpoch",
+		"a broker refuses a LeaderAndIsr stamped with a broker epoch older than its registration's (a restarted broker leading on the strength of a controller view from before its restart)",
+		"KafkaApis.handleLeaderAndIsrRequest: isBrokerEpochStale(brokerEpochInRequest < controller.brokerEpoch) -> STALE_BROKER_EPOCH (KIP-380, 2.2.0)"},
 	GuardKRaftAlterPartitionLeaderEpoch: {"KRaftAlterPartitionLeaderEpoch",
 		"the active controller rejects an AlterPartition from an older leader epoch (without the KAFKA-14154 fix: any other epoch) (a deposed leader changing the ISR)",
 		"ReplicationControlManager.validateAlterPartitionData: partitionData.leaderEpoch() < partition.leaderEpoch -> FENCED_LEADER_EPOCH"},
@@ -153,23 +157,27 @@ func (c *Config) guardIn(g Guard, p *Profile) string {
 		}
 	case GuardFetchDivergence:
 		if p.Truncation != TruncDivergingEpoch {
-			return "needs truncation by diverging epoch (2.7)"
+			return "needs truncation by diverging epoch (2.8.0)"
 		}
 	case GuardISRJoinLESO:
 		if !p.ISRJoinLESO {
 			return "needs KAFKA-7128 (2.1)"
 		}
 	case GuardFetchResponseEpoch:
-		if !p.ResponseEpochGuard {
-			return "needs KAFKA-18991 (4.1)"
+		if c.effective(p)&FixBit18991 == 0 {
+			return "needs KAFKA-18991 (3.9.1, 4.0.1, 4.1.0)"
 		}
 	case GuardAlterPartitionLeaderEpoch, GuardAlterPartitionPartitionEpoch, GuardAlterPartitionResponseEpoch:
 		if !p.AlterPartition {
 			return "needs AlterPartition (KIP-497, 2.7)"
 		}
 	case GuardAlterPartitionBrokerEpoch:
-		if !p.KIP903 {
-			return "needs KIP-903 (3.5)"
+		if !p.KIP903 || p.ZooKeeper {
+			return "needs KIP-903 (3.5.0) and a KRaft controller (4.0.0 or later; the ZooKeeper controller checks no member's broker epoch)"
+		}
+	case GuardLeaderAndIsrBrokerEpoch:
+		if !p.KIP380 {
+			return "needs KIP-380 (2.2.0)"
 		}
 	case GuardStaleControllerEpoch, GuardZkVersion:
 		if c.Controllers < 2 && (g == GuardStaleControllerEpoch || p.AlterPartition) {

@@ -26,7 +26,12 @@ func TestGuardTable(t *testing.T) {
 		want        string // "" for accepted
 	}{
 		{"3.9", 1, GuardISRJoinHW, ""},
-		{"3.9", 1, GuardFetchResponseEpoch, "guard FetchResponseEpoch needs KAFKA-18991 (4.1); version 3.9"},
+		{"3.9.0", 1, GuardFetchResponseEpoch, "guard FetchResponseEpoch needs KAFKA-18991 (3.9.1, 4.0.1, 4.1.0); version 3.9.0"},
+		{"3.9", 1, GuardFetchResponseEpoch, ""}, // 3.9.1
+		{"3.9.0", 1, GuardAlterPartitionBrokerEpoch, "needs KIP-903 (3.5.0) and a KRaft controller"},
+		{"4.0.1", 1, GuardAlterPartitionBrokerEpoch, ""},
+		{"1.1", 1, GuardLeaderAndIsrBrokerEpoch, "needs KIP-380 (2.2.0)"},
+		{"2.7", 1, GuardLeaderAndIsrBrokerEpoch, ""},
 		{"4.1", 1, GuardFetchResponseEpoch, ""},
 		{"0.11", 1, GuardFetchDivergence, "needs truncation by diverging epoch"},
 		{"3.9", 1, GuardZkVersion, "needs the control plane"},

@@ -109,8 +109,6 @@ func (c *Config) validateKRaft() error {
 		return errString("model: control_plane = kraft needs version 3.3 or later (KRaft production-ready, KIP-833); version " + p.Name + " is earlier")
 	case c.Controllers > 1 || c.Failover > 0 || c.ControlLoss > 0 || c.ControllerHostCrash:
 		return errString("model: control_plane = kraft excludes controllers >= 2, controller_failover, control_loss and controller_host_crash (the ZooKeeper plane's)")
-	case c.LeaderChange > 0 || c.PreferredElection > 0:
-		return errString("model: control_plane = kraft does not model leader_change or preferred_election")
 	case c.QuorumFailover >= MaxQuorumEpoch:
 		return errString("model: quorum_failover must be < 4")
 	}
@@ -193,12 +191,18 @@ func (k *KRaft) caughtUp(b int) bool {
 }
 
 // replayOne makes broker b read its next record (the metadata loader; BrokerMetadata
-// Publisher publishes the delta). A broker that is up and registered acts on a partition
-// change (ReplicaManager.applyDelta -> makeLeader / makeFollower); after a restart it
-// publishes its first image only once it has replayed its own registration (BrokerServer.
-// startup waits for lifecycleManager.initialCatchUpFuture: the controller's heartbeat
-// response says it is caught up), so that a stale image never makes it leader; it learns a new quorum leader from a LeaderChange (the raft client's
-// leader, which RaftControllerNodeProvider gives NodeToControllerChannelManager).
+// Publisher publishes the delta). A broker that has published acts on a partition change
+// (ReplicaManager.applyDelta -> makeLeader / makeFollower). After a restart the loader
+// publishes its first image once it has read the committed log (MetadataLoader:
+// stillNeedToCatchUp, 4.1.0 lines 226-245), which BrokerServer.startup installs before it
+// waits for initialCatchUpFuture (3.9.1 BrokerServer 495 and 502): the image may predate
+// the broker's registration and make it leader or follower of an old epoch; makeLeader
+// then writes its epoch to the cache. It serves no request until the controller unfenced
+// it (socketServer.enableRequestProcessing after setReadyToUnfence, 3.9.1 BrokerServer
+// 523-538; Replica.Shut = ShutStarting), so such a leadership is never used. A published
+// leaderless image leaves the replica without a role but records its epochs (Replica.Epoch
+// > 0: published). The broker learns a new quorum leader from a LeaderChange (the raft
+// client's leader, which RaftControllerNodeProvider gives NodeToControllerChannelManager).
 func (m *Model) replayOne(t *State, b int) {
 	k := &t.KR
 	rec := k.Log[k.N-k.Lag[b]]
@@ -207,8 +211,11 @@ func (m *Model) replayOne(t *State, b int) {
 		k.Known[b] = rec.Broker
 	}
 	r := &t.B[b]
-	if r.Alive && !r.Register && ((rec.Kind == RecPartition && r.Role != RoleNone) ||
-		(r.Role == RoleNone && (k.caughtUp(b) || m.off(GuardKRaftReplayCatchUp)))) {
+	if !r.Alive || t.closing(b) {
+		return // down, or its publishers are removed (shutdown.go)
+	}
+	published := r.Role != RoleNone || r.Epoch != 0
+	if (published && rec.Kind == RecPartition) || (!published && (k.Lag[b] == 0 || m.off(GuardKRaftReplayCatchUp))) {
 		m.publishImage(t, b)
 	}
 }
@@ -218,9 +225,13 @@ func (m *Model) replayOne(t *State, b int) {
 // partition epoch decide, as LeaderAndIsr's did (Partition.makeLeader / makeFollower).
 func (m *Model) publishImage(t *State, b int) {
 	p := t.KR.image(b)
-	if p.Leader == 0 && t.B[b].Role == RoleNone {
+	if r := &t.B[b]; p.Leader == 0 && r.Role == RoleNone {
 		// No leader: the replica is created as a follower of none (applyLocalFollowersDelta
-		// with leader -1); the model keeps it without a role until a leader exists.
+		// with leader -1); the model keeps it without a role until a leader exists, with
+		// the epochs it published.
+		if r.Epoch == 0 || !m.stalePartitionState(r, p.Epoch, p.PEpoch) {
+			r.Epoch, r.PEpoch = p.Epoch, p.PEpoch
+		}
 		return
 	}
 	msg := Msg{Kind: MsgLeaderAndIsr, Epoch: p.Epoch, Off: p.PEpoch, Last: p.Leader, HW: p.ISR}
@@ -232,24 +243,29 @@ func (m *Model) publishImage(t *State, b int) {
 // add (brokerToAdd) acceptable though still fenced (-1: none). It appends the
 // PartitionChangeRecord when something changed, and reports false when the change needs a
 // leader epoch above max_epoch (the step is then cut).
-//   - maybePopulateTargetElr (ELR): with the target ISR at min ISR or above, ELR and last
-//     known ELR are cleared; below, ELR = (ELR ∪ ISR) \ (target ISR ∪ unclean) and last known
-//     ELR = (ELR ∪ ISR ∪ last known ELR) \ (target ISR ∪ new ELR).
+//   - maybePopulateTargetElr (ELR): with the target ISR at min ISR or above, the ELR is
+//     cleared; below, ELR = (ELR ∪ ISR) \ (target ISR ∪ unclean).
 //   - tryElection -> electAnyLeader: the current leader if still valid, else the first valid
 //     replica in assignment order (g.first: with the order open, each that can come first,
 //     order.go), valid meaning in the target ISR, or in the ELR when the
 //     target ISR is empty, and acceptable (ClusterControlManager.isActive: unfenced, not in
-//     controlled shutdown). A leader from the ELR has ISR {it} and leaves the ELR. With
-//     unclean election, the first acceptable replica, ISR {it}, ELR cleared.
+//     controlled shutdown). A leader from the ELR has ISR {it} and leaves the ELR. With ELR,
+//     when ISR and ELR are empty, the last known leader (canElectLastKnownLeader): from
+//     4.1.0 only when acceptable; in 4.0.x whether or not it is (the test is inverted and
+//     never refuses: KAFKA-19522); an unclean election (ISR {it}, ELR cleared, leader
+//     recovery RECOVERING, which the model does not keep) even with unclean election off.
+//     With unclean election, then the first acceptable replica, ISR {it}, ELR cleared.
 //   - the ISR: an empty target ISR is written only with ELR (without it the last member
 //     stays, as the ZooKeeper controller's removeReplicasFromIsr does).
 //   - a leader change bumps the leader epoch (PartitionRegistration.merge); an ISR change
 //     alone does not (KAFKA-15021, metadata version 3.6); any change bumps the partition
 //     epoch.
 //
-// The last known ELR is kept as KIP-966 defines it (useLastKnownLeaderInBalancedRecovery
-// false); Kafka 3.9's default keeps the last leader in it instead, for unclean recovery, which
-// the model does not run.
+// The last known ELR (KRaft.LastELR) is what Kafka's code keeps (PartitionChangeBuilder.
+// useLastKnownLeaderInBalancedRecovery is true and no production code sets it,
+// maybeUpdateLastKnownLeader, 4.1.1 lines 495-506): the leader a change first leaves the
+// partition without, cleared when a change elects a leader; not KIP-966's set of the last
+// ISR members.
 func (m *Model) change(g *gen, t *State, isr uint8, remove, add, unclean int) bool {
 	c := &t.Ctrl
 	k := &t.KR
@@ -257,16 +273,14 @@ func (m *Model) change(g *gen, t *State, isr uint8, remove, add, unclean int) bo
 		return r != remove && r != unclean && (r == add || has(c.Live, r))
 	}
 	elr, last := k.ELR, k.LastELR
-	if m.C.ELR {
+	if m.elr() {
 		if popcount(isr) >= m.C.MinISR {
-			elr, last = 0, 0
+			elr = 0
 		} else {
-			cand := elr | c.ISR
-			elr = cand &^ isr
+			elr = (elr | c.ISR) &^ isr
 			if unclean >= 0 {
 				elr &^= bit(unclean)
 			}
-			last = (cand | last) &^ isr &^ elr
 		}
 	}
 	valid := func(r int) bool {
@@ -289,6 +303,9 @@ func (m *Model) change(g *gen, t *State, isr uint8, remove, add, unclean int) bo
 		}
 		if cand != 0 {
 			leader = uint8(g.first(t, cand)) + 1
+		} else if lk := k.LastELR; m.elr() && isr == 0 && elr == 0 && popcount(lk) == 1 &&
+			(!m.p.LastLeaderAcceptable || acceptable(lowest(lk))) {
+			leader, uncleanElected = uint8(lowest(lk))+1, true // canElectLastKnownLeader
 		} else if m.C.UncleanElection && ucand != 0 {
 			leader, uncleanElected = uint8(g.first(t, ucand))+1, true
 		}
@@ -297,16 +314,29 @@ func (m *Model) change(g *gen, t *State, isr uint8, remove, add, unclean int) bo
 			elr &^= isr
 		}
 		if uncleanElected {
-			isr, elr, last = bit(int(leader)-1), 0, 0
+			isr, elr = bit(int(leader)-1), 0
 		}
 	}
-	if isr == 0 && !m.C.ELR {
+	if m.elr() {
+		// maybeUpdateLastKnownLeader: the record leaves the partition leaderless for the
+		// first time: the old leader; it elects a leader: cleared.
+		switch {
+		case leader == 0 && c.Leader != 0 && last == 0:
+			last = bit(int(c.Leader) - 1)
+		case leader != 0 && leader != c.Leader:
+			last = 0
+		}
+	}
+	if isr == 0 && !m.elr() {
 		isr = c.ISR
 	}
 	if leader == c.Leader && isr == c.ISR && elr == k.ELR && last == k.LastELR {
 		return true
 	}
-	if leader != c.Leader {
+	// A leader change bumps the leader epoch; below metadata version 3.6 so does an ISR
+	// shrink (PartitionChangeBuilder.triggerLeaderEpochBumpForIsrShrinkIfNeeded: record.leader
+	// set to the current one, which PartitionRegistration.merge counts as a change).
+	if leader != c.Leader || (m.p.KRaftShrinkBump && c.ISR&^isr != 0) {
 		if int(c.Epoch) >= m.C.MaxEpoch {
 			return false
 		}
@@ -328,36 +358,24 @@ func (m *Model) kraftSteps(g *gen) {
 	for b := 0; b < m.nb(); b++ {
 		r := &s.B[b]
 		// ControllerRegisterBroker(b): BrokerLifecycleManager.sendBrokerRegistration after a
-		// restart (a new incarnation id); ClusterControlManager.registerBroker refuses it
+		// restart (a new incarnation id). ClusterControlManager.registerBroker refuses it
 		// while the old incarnation's session is valid (DuplicateBrokerRegistrationException:
-		// the broker retries), so it waits until the controller fenced b. The new incarnation
-		// runs the unclean-shutdown handler first (QuorumController.handleUncleanBroker
-		// Shutdown -> ReplicationControlManager.handleBrokerUncleanShutdown: with ELR, b leaves
-		// the ISR and the ELR; 3.9 treats every new incarnation so, clean or not), then the
-		// RegisterBrokerRecord (fenced) with the new broker epoch.
-		if r.Alive && r.Register && (has(k.Fenced, b) || m.off(GuardKRaftRegisterIncarnation)) {
+		// the broker retries): in 3.9 until the controller fenced b (BrokerHeartbeatManager.
+		// hasValidSession is false for a fenced broker; a registration racing the fencing of
+		// an expired session is not modelled), from 4.0 until the old epoch's session expired
+		// (BrokerHeartbeatTracker.hasValidSession ignores fencing), which the model does not
+		// time: a down broker's registration may come before or after its fencing, and one
+		// fenced at SHUTDOWN_NOW waits out its session, which is eventually. What it writes
+		// (krRegister) depends on the release.
+		if r.Alive && r.Register && (has(k.Fenced, b) || m.p.CleanShutdownDetection || m.off(GuardKRaftRegisterIncarnation)) {
 			g.branch(act1(KindControllerRegisterBroker, b), func(t *State) bool {
-				if m.C.ELR && (has(t.Ctrl.ISR, b) || has(t.KR.ELR, b)) && !m.off(GuardKRaftELRUncleanShutdown) {
-					if !m.change(g, t, t.Ctrl.ISR&^bit(b), -1, -1, b) {
-						return false
-					}
-				}
-				t.Ctrl.BEpoch[b]++
-				// The new registration is fenced and not shutting down; b was so already
-				// unless KRaftRegisterIncarnation is off.
-				t.Ctrl.Live &^= bit(b)
-				t.KR.Fenced |= bit(b)
-				t.KR.Down &^= bit(b)
-				m.appendRec(t, MetaRec{Kind: RecRegister, Broker: uint8(b)})
-				t.B[b].Register = false
-				return true
+				return m.krRegister(g, t, b)
 			})
 		}
 		// BrokerReplayMetadata(b): b's metadata loader reads its next record; or, after a
 		// restart with nothing new to read, publishes its image for the first time
 		// (BrokerMetadataPublisher's first publish, once registered).
-		if r.Alive && !r.Register && (k.Lag[b] > 0 || (r.Role == RoleNone && k.image(b).Leader != 0 &&
-			(k.caughtUp(b) || m.off(GuardKRaftReplayCatchUp)))) {
+		if r.Alive && !s.closing(b) && (k.Lag[b] > 0 || (r.Role == RoleNone && r.Epoch == 0)) {
 			t := g.emit(act1(KindBrokerReplayMetadata, b))
 			if t.KR.Lag[b] > 0 {
 				m.replayOne(t, b)
@@ -371,8 +389,12 @@ func (m *Model) kraftSteps(g *gen) {
 		// moves it from FENCED to UNFENCED: ReplicationControlManager.handleBrokerUnfenced
 		// writes the UnfenceBroker record, then elects b for a partition without a leader
 		// (brokerToAdd = b).
-		if r.Alive && !r.Register && has(k.Fenced, b) && !has(k.Down, b) && (k.caughtUp(b) || m.off(GuardKRaftUnfenceCatchUp)) {
+		// The broker asks to be unfenced once it has published its first image
+		// (setReadyToUnfence) and serves requests from then on.
+		if r.Alive && !r.Register && has(k.Fenced, b) && !has(k.Down, b) && !s.closing(b) && r.Shut != ShutRequested &&
+			(r.Role != RoleNone || r.Epoch != 0) && (k.caughtUp(b) || m.off(GuardKRaftUnfenceCatchUp)) {
 			g.branch(act1(KindControllerUnfenceBroker, b), func(t *State) bool {
+				t.B[b].Shut = ShutNone // socketServer.enableRequestProcessing
 				t.KR.Fenced &^= bit(b)
 				m.appendRec(t, MetaRec{Kind: RecUnfence, Broker: uint8(b)})
 				ok := true
@@ -388,7 +410,8 @@ func (m *Model) kraftSteps(g *gen) {
 		// Broker (BrokerHeartbeatManager.findOneStaleBroker) -> ReplicationControlManager.
 		// handleBrokerFenced: b leaves the ISR (brokerToRemove; the last member stays without
 		// ELR) and its leadership, then the FenceBroker record.
-		if (!r.Alive || r.Register) && !has(k.Fenced, b) {
+		// A closing broker's heartbeats stopped too (BrokerLifecycleManager.beginShutdown).
+		if (!r.Alive || r.Register || s.closing(b)) && !has(k.Fenced, b) {
 			m.fenceStep(g, b, act1(KindControllerFenceBroker, b), -1)
 		}
 		// BrokerSendAlterPartition(b): AlterPartitionManager hands the queued request to
@@ -423,7 +446,80 @@ func (m *Model) kraftSteps(g *gen) {
 	for b := 0; b < m.nb(); b++ {
 		m.krSessionLossSteps(g, b)
 		m.krControlledShutdownSteps(g, b)
+		m.krElectSteps(g, b, KindControllerMoveLeader, FaultLeaderChange, BoundLeaderChange)
 	}
+	m.krElectSteps(g, 0, KindControllerElectPreferred, FaultPreferred, BoundPreferred)
+}
+
+// krElectSteps generates, with KRaft, ControllerMoveLeader(b) (the fault leader_change: a
+// reassignment that puts b first, then its preferred election) and ControllerElectPreferred
+// (1) (the fault preferred_election: QuorumController's auto leader balancing,
+// maybeBalancePartitionLeaders, or kafka-leader-election --election-type PREFERRED): the
+// active controller elects b when it is in the ISR and acceptable (unfenced, not in
+// controlled shutdown: ClusterControlManager.isActive) and does not lead
+// (PartitionChangeBuilder with Election.PREFERRED: electPreferredLeader). The
+// PartitionChangeRecord bumps the leader epoch.
+func (m *Model) krElectSteps(g *gen, b, kind, fault, bound int) {
+	s := g.s
+	c := &s.Ctrl
+	a := act1(kind, b)
+	budget := m.budget(s, fault)
+	if (!budget && !g.cutOn) || c.Leader == uint8(b)+1 || !has(c.ISR, b) || !has(c.Live, b) ||
+		(kind == KindControllerMoveLeader && c.Leader == 0) {
+		return
+	}
+	if !budget {
+		g.cutStep(a, bound)
+		return
+	}
+	if int(c.Epoch) >= m.C.MaxEpoch {
+		g.cutStep(a, BoundMaxEpoch)
+		return
+	}
+	t := g.emit(a)
+	t.Used[fault]++
+	tc := &t.Ctrl
+	tc.Leader, tc.Epoch, tc.PEpoch = uint8(b)+1, tc.Epoch+1, tc.PEpoch+1
+	m.appendRec(t, partitionRec(tc))
+	m.compact(t)
+}
+
+// krRegister writes broker b's registration, and reports false when it needs a leader
+// epoch above max_epoch. The new registration is fenced, with a new broker epoch.
+//   - 3.9: ClusterControlManager.registerBroker runs the unclean-shutdown handler for every
+//     new incarnation (3.9.0 lines 461-463), which writes nothing below metadata version
+//     4.0-IV0 (ReplicationControlManager.handleBrokerUncleanShutdown: isElrSupported), so
+//     at every production metadata version: b was fenced already, out of the ISR.
+//   - 4.0 and later (KAFKA-18635): the registration tells a clean restart from an unclean one
+//     (previousBrokerEpoch, read from .kafka_cleanshutdown: Replica.Clean) and writes, before
+//     the RegisterBrokerRecord, ReplicationControlManager.handleBrokerShutdown's records
+//     (4.1.0 lines 1445-1457): unclean with ELR, b leaves the ISR and the ELR and is not an
+//     acceptable leader (brokerWithUncleanShutdown); otherwise "as if fenced": b leaves the
+//     ISR and its leadership and stays in the ELR (brokerToRemove). For a broker fenced
+//     before, out of the ISR, the latter writes nothing.
+func (m *Model) krRegister(g *gen, t *State, b int) bool {
+	clean := t.B[b].Clean
+	if m.p.CleanShutdownDetection {
+		inISR := has(t.Ctrl.ISR, b) || t.Ctrl.Leader == uint8(b)+1
+		switch {
+		case !clean && m.elr() && (inISR || has(t.KR.ELR, b)) && !m.off(GuardKRaftELRUncleanShutdown):
+			if !m.change(g, t, t.Ctrl.ISR&^bit(b), -1, -1, b) {
+				return false
+			}
+		case inISR:
+			if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
+				return false
+			}
+		}
+	}
+	t.Ctrl.BEpoch[b]++
+	// The new registration is fenced and not shutting down.
+	t.Ctrl.Live &^= bit(b)
+	t.KR.Fenced |= bit(b)
+	t.KR.Down &^= bit(b)
+	m.appendRec(t, MetaRec{Kind: RecRegister, Broker: uint8(b)})
+	t.B[b].Register, t.B[b].Clean = false, false
+	return true
 }
 
 // fenceStep emits the fencing of broker b by action a (fault f's budget, or -1).
@@ -432,15 +528,7 @@ func (m *Model) fenceStep(g *gen, b int, a uint64, f int) {
 		if f >= 0 {
 			t.KR.Losses++
 		}
-		if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
-			return false
-		}
-		t.Ctrl.Live &^= bit(b)
-		t.KR.Fenced |= bit(b)
-		t.KR.Down &^= bit(b)
-		m.appendRec(t, MetaRec{Kind: RecFence, Broker: uint8(b)})
-		m.compact(t)
-		return true
+		return m.krFence(g, t, b)
 	})
 }
 
@@ -451,7 +539,7 @@ func (m *Model) fenceStep(g *gen, b int, a uint64, f int) {
 func (m *Model) krSessionLossSteps(g *gen, b int) {
 	s := g.s
 	r := &s.B[b]
-	if !r.Alive || r.Register || has(s.KR.Fenced, b) {
+	if !r.Alive || r.Register || has(s.KR.Fenced, b) || r.Shut != ShutNone {
 		return
 	}
 	a := act1(KindBrokerSessionLoss, b)
@@ -463,19 +551,33 @@ func (m *Model) krSessionLossSteps(g *gen, b int) {
 }
 
 // krControlledShutdownSteps generates BrokerControlledShutdown(b), the fault
-// controlled_shutdown with KRaft: BrokerLifecycleManager.beginControlledShutdown heartbeats
-// wantShutDown; calculateNextBrokerState moves b to CONTROLLED_SHUTDOWN and
-// ReplicationControlManager.handleBrokerInControlledShutdown writes the
-// InControlledShutdown record and moves b out of every ISR and leadership (brokerToRemove);
-// the broker then stops cleanly (BrokerServer.shutdown, the clean-shutdown file written) and
-// the controller fences it when its session ends (SHUTDOWN_NOW, or ControllerFenceBroker).
-// The model takes the request, the controller's records and the stop as one step; Kafka's
-// broker waits for shouldShutDown, which the controller grants once b leads nothing (or on
-// a timeout): the window in which b still serves is dropped.
+// controlled_shutdown with KRaft, and ControllerGrantShutdown(b), the controller's SHUTDOWN_NOW
+// (shutdown.go has the broker's side). BrokerLifecycleManager.beginControlledShutdown
+// heartbeats wantShutDown; BrokerHeartbeatManager.calculateNextBrokerState (3.9.0 lines
+// 535-612):
+//   - b leads a partition: CONTROLLED_SHUTDOWN: ReplicationControlManager.
+//     handleBrokerInControlledShutdown writes the InControlledShutdown record and moves b out
+//     of every ISR and leadership (brokerToRemove); b serves on. ControllerGrantShutdown(b)
+//     follows once b leads nothing and every active broker (unfenced, not shutting down) has
+//     reported a metadata offset past those records (controlledShutdownOffset <=
+//     lowestActiveOffset): SHUTDOWN_NOW, handleBrokerFenced (b out of any ISR it is still in)
+//     and the FenceBroker record. There is no controller-side timeout; a broker whose
+//     controlled shutdown never completes stops after its own deadline, which is the fault
+//     crash.
+//   - b leads nothing: SHUTDOWN_NOW at once (handleBrokerFenced, FenceBroker), no
+//     InControlledShutdown record.
+//
+// Either way b then begins its shutdown (BrokerBeginShutdown) fenced.
 func (m *Model) krControlledShutdownSteps(g *gen, b int) {
 	s := g.s
 	r := &s.B[b]
-	if !r.Alive || r.Register || has(s.KR.Fenced, b) || has(s.KR.Down, b) {
+	if !r.Alive || r.Register || r.Shut != ShutNone || has(s.KR.Fenced, b) || has(s.KR.Down, b) {
+		if r.Alive && r.Shut == ShutRequested && has(s.KR.Down, b) && !has(s.KR.Fenced, b) &&
+			s.Ctrl.Leader != uint8(b)+1 && m.shutdownReplayed(s, b) {
+			g.branch(act1(KindControllerGrantShutdown, b), func(t *State) bool {
+				return m.krFence(g, t, b)
+			})
+		}
 		return
 	}
 	a := act1(KindBrokerControlledShutdown, b)
@@ -485,16 +587,56 @@ func (m *Model) krControlledShutdownSteps(g *gen, b int) {
 	}
 	g.branch(a, func(t *State) bool {
 		t.Used[FaultControlledShutdown]++
+		t.B[b].Shut = ShutRequested
+		if t.Ctrl.Leader != uint8(b)+1 {
+			return m.krFence(g, t, b)
+		}
 		t.KR.Down |= bit(b)
 		t.Ctrl.Live &^= bit(b)
 		m.appendRec(t, MetaRec{Kind: RecShutdown, Broker: uint8(b)})
 		if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
 			return false
 		}
-		m.stop(t, b, r.NCache, 0, r.LEO, false)
 		m.compact(t)
 		return true
 	})
+}
+
+// krFence is handleBrokerFenced for broker b in successor t: b leaves the ISR and its
+// leadership (brokerToRemove), then the FenceBroker record; false when that needs a leader
+// epoch above max_epoch.
+func (m *Model) krFence(g *gen, t *State, b int) bool {
+	if !m.change(g, t, t.Ctrl.ISR&^bit(b), b, -1, -1) {
+		return false
+	}
+	t.Ctrl.Live &^= bit(b)
+	t.KR.Fenced |= bit(b)
+	t.KR.Down &^= bit(b)
+	m.appendRec(t, MetaRec{Kind: RecFence, Broker: uint8(b)})
+	m.compact(t)
+	return true
+}
+
+// shutdownReplayed reports whether every active broker other than b (unfenced, not in
+// controlled shutdown) has read b's latest InControlledShutdown record: its reported
+// metadata offset is at or past the controlled-shutdown offset.
+func (m *Model) shutdownReplayed(s *State, b int) bool {
+	k := &s.KR
+	last := -1
+	for i := 0; i < int(k.N); i++ {
+		if k.Log[i].Kind == RecShutdown && int(k.Log[i].Broker) == b {
+			last = i
+		}
+	}
+	if last < 0 {
+		return true // compacted: every broker has read it
+	}
+	for r := 0; r < m.nb(); r++ {
+		if r != b && !has(k.Fenced, r) && !has(k.Down, r) && int(k.N-k.Lag[r]) <= last {
+			return false
+		}
+	}
+	return true
 }
 
 // quorumFailoverSteps generates ControllerQuorumFailover(e), the fault quorum_failover: the

@@ -185,7 +185,7 @@ func (m *Model) formatKR(s *State, buf []byte) []byte {
 	buf = fmtSet(buf, k.Fenced)
 	buf = append(buf, " shutdown="...)
 	buf = fmtSet(buf, k.Down)
-	if m.C.ELR {
+	if m.elr() {
 		buf = append(buf, " elr="...)
 		buf = fmtSet(buf, k.ELR)
 		buf = append(buf, " lastElr="...)

@@ -75,7 +75,7 @@ func (m *Model) partitionRecord(buf []byte, r MetaRec, elr uint8) []byte {
 	buf = strconv.AppendInt(buf, int64(r.PEpoch), 10)
 	buf = append(buf, " isr="...)
 	buf = fmtSet(buf, r.ISR)
-	if m.C.ELR {
+	if m.elr() {
 		buf = append(buf, " elr="...)
 		buf = fmtSet(buf, elr)
 	}

@@ -12,7 +12,9 @@ func (c *Config) kraftGuardIn(g Guard, p *Profile) (why string, ok bool) {
 			return "needs control_plane = kraft", true
 		case g == GuardKRaftAlterPartitionBrokerEpoch && !p.KIP903:
 			return "needs KIP-903 (3.5)", true
-		case (g == GuardKRaftELRActive || g == GuardKRaftELRUncleanShutdown) && !c.ELR:
+		case g == GuardKRaftRegisterIncarnation && p.CleanShutdownDetection:
+			return "has no code path from 4.0.0 (a registration waits for the old session's expiry, which the model does not time, not for the fencing)", true
+		case (g == GuardKRaftELRActive || g == GuardKRaftELRUncleanShutdown) && c.effective(p)&FixBitELR == 0:
 			return "needs KIP-966 (eligible leader replicas)", true
 		}
 		return "", true
@@ -22,7 +24,7 @@ func (c *Config) kraftGuardIn(g Guard, p *Profile) (why string, ok bool) {
 	}
 	switch g {
 	case GuardLeaderAndIsrEpoch, GuardAlterPartitionLeaderEpoch, GuardAlterPartitionPartitionEpoch,
-		GuardAlterPartitionBrokerEpoch, GuardStaleControllerEpoch, GuardZkVersion:
+		GuardAlterPartitionBrokerEpoch, GuardStaleControllerEpoch, GuardZkVersion, GuardLeaderAndIsrBrokerEpoch:
 		return "has no code path with control_plane = kraft", true
 	}
 	return "", false

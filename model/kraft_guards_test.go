@@ -20,8 +20,10 @@ func TestKRaftGuardIn(t *testing.T) {
 		{"3.9", true, false, GuardKRaftRegisterIncarnation, ""},
 		{"3.3", true, false, GuardKRaftAlterPartitionBrokerEpoch, "needs KIP-903"},
 		{"3.9", true, false, GuardKRaftELRActive, "needs KIP-966"},
-		{"3.9", true, true, GuardKRaftELRActive, ""},
-		{"3.9", true, true, GuardKRaftELRUncleanShutdown, ""},
+		{"4.0.1", true, true, GuardKRaftELRActive, ""},
+		{"4.0.1", true, true, GuardKRaftELRUncleanShutdown, ""},
+		{"4.1", true, false, GuardKRaftELRActive, ""}, // ELR in the 4.1 profiles
+		{"3.9", true, true, GuardKRaftELRActive, "needs version 4.0.0 or later"},
 		{"3.9", true, false, GuardLeaderAndIsrEpoch, "guard LeaderAndIsrEpoch has no code path with control_plane = kraft"},
 		{"3.9", true, false, GuardAlterPartitionPartitionEpoch, "no code path with control_plane = kraft"},
 		{"3.9", true, false, GuardISRJoinHW, ""},
@@ -71,7 +73,9 @@ func TestKRaftGuardOffChangesSuccessors(t *testing.T) {
 	base := kraftConfig(true)
 	mutant := base
 	for g := GuardKRaftAlterPartitionLeaderEpoch; g < NumGuards; g++ {
-		mutant.Mutate |= GuardBit(g)
+		if g != GuardKRaftRegisterIncarnation { // no code path from 4.0
+			mutant.Mutate |= GuardBit(g)
+		}
 	}
 	nextAllocatesNothing(t, mutant)
 	// The bases, two brokers: those of specs/kafka-kraft-guards.toml where kmc mutate
@@ -79,22 +83,24 @@ func TestKRaftGuardOffChangesSuccessors(t *testing.T) {
 	counts := map[Config]int{}
 	for g := GuardKRaftAlterPartitionLeaderEpoch; g < NumGuards; g++ {
 		c := DefaultConfig()
-		c.Brokers, c.KRaft, c.ELR, c.Version, c.MaxRecords = 2, true, true, "3.9", 1
+		c.Brokers, c.KRaft, c.ELR, c.Version, c.MaxRecords = 2, true, true, "4.0.1", 1
 		switch g {
 		case GuardKRaftAlterPartitionLeaderEpoch, GuardKRaftAlterPartitionPartitionEpoch, GuardKRaftAlterPartitionEligible:
 			c.ELR, c.Lag, c.SessionLoss = false, 1, 1
 		case GuardKRaftReplayPartitionEpoch:
 			c.MaxRecords, c.Lag, c.Crash = 2, 1, 1
+		case GuardKRaftRegisterIncarnation:
+			c.Version, c.ELR, c.Crash, c.PowerLoss = "3.9", false, 1, 1 // 3.9: registration waits for the fencing
 		default:
 			c.Crash, c.PowerLoss = 1, 1
 		}
 		a, ok := counts[c]
 		if !ok {
-			a = bfs(c, 1<<18)
+			a = bfs(c, 1<<20)
 			counts[c] = a
 		}
 		c.Mutate = GuardBit(g)
-		if b := bfs(c, 1<<18); a == b {
+		if b := bfs(c, 1<<20); a == b {
 			t.Errorf("%s off: %d states, as many as with it on; want a difference", Guards[g].Name, b)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 func kraftConfig(elr bool) Config {
 	c := DefaultConfig()
 	c.KRaft, c.ELR, c.Version = true, elr, "3.9"
+	if elr {
+		c.Version = "4.0.1" // ELR: opt-in from 4.0
+	}
 	c.MaxRecords, c.Crash, c.PowerLoss, c.Lag, c.SessionLoss, c.ControlledShutdown, c.QuorumFailover = 1, 1, 1, 1, 1, 1, 1
 	return c
 }

@@ -12,6 +12,20 @@ func (m *Model) leaderSteps(g *gen, l int) {
 	if !r.Alive {
 		return
 	}
+	if s.serving(l) { // shutting down or starting: it answers no produce or fetch request (shutdown.go)
+		m.serveSteps(g, l)
+	}
+	if i := s.Net.find(MsgAlterPartitionResponse, CtrlID, uint8(l)); i >= 0 {
+		t := g.emit(act1(KindLeaderHandleAlterPartitionResponse, l))
+		m.handleAlterPartitionResponse(t, l, i)
+	}
+}
+
+// serveSteps generates broker l's produce and request handling: LeaderAppend and its
+// answers to fetch and OffsetsForLeaderEpoch requests.
+func (m *Model) serveSteps(g *gen, l int) {
+	s := g.s
+	r := &s.B[l]
 	// LeaderAppend(l): a producer write with acks=all.
 	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
 	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
@@ -38,10 +52,6 @@ func (m *Model) leaderSteps(g *gen, l int) {
 			t := g.emit(act2(KindLeaderHandleEpochRequest, l, f))
 			m.handleEpochRequest(t, i)
 		}
-	}
-	if i := s.Net.find(MsgAlterPartitionResponse, CtrlID, uint8(l)); i >= 0 {
-		t := g.emit(act1(KindLeaderHandleAlterPartitionResponse, l))
-		m.handleAlterPartitionResponse(t, l, i)
 	}
 }
 
@@ -115,7 +125,7 @@ func (m *Model) handleFetch(t *State, i int) {
 		if (e < req.Last || end < req.Off) && !m.off(GuardFetchDivergence) {
 			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
 			t.Net.add(resp)
-			if !m.p.SkipDivergingUpdate {
+			if !m.fixed(FixBit13141) {
 				// Before KAFKA-13141 (3.0) the leader took the diverging follower's fetch
 				// offset as its log end offset anyway.
 				m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)
@@ -147,16 +157,32 @@ func (m *Model) updateFollowerFetchState(t *State, l, f int, leo, bepoch uint8) 
 	r.FLEO[f] = leo
 	inSync := (leo >= r.HW || m.off(GuardISRJoinHW)) && (leo >= r.LESO || !m.p.ISRJoinLESO || m.off(GuardISRJoinLESO))
 	if m.p.AlterPartition && !r.Pending && !has(r.ISR, f) && inSync &&
-		has(t.Ctrl.Live, f) && !t.Net.alterPlane(uint8(l)) {
+		m.isrEligible(t, f) && !t.Net.alterPlane(uint8(l)) {
 		r.Pending = true
 		r.MaxISR = r.ISR | bit(f)
+		joiner := uint8(f)
+		if bepoch == 0 {
+			joiner = 0 // the joiner's epoch is unknown (-1): nothing to check, no joiner recorded
+		}
 		t.Net.add(Msg{Kind: MsgAlterPartition, From: uint8(l), To: CtrlID, Epoch: r.Epoch, Off: r.PEpoch, HW: r.MaxISR,
-			DivE: bepoch, DivO: uint8(f)})
+			DivE: bepoch, DivO: joiner})
 	}
 	if !m.p.AlterPartition && !has(r.ISR, f) && inSync {
 		m.writeIsr(t, l, r.ISR|bit(f))
 	}
 	m.maybeIncrementHW(t, l)
+}
+
+// isrEligible reports whether the leader may propose broker f for the ISR: f is live and,
+// where the leader checks it, not shutting down. Kafka: Partition.isReplicaIsrEligible:
+// ZooKeeper mode asks only whether the broker is alive (metadataCache.hasAliveBroker; the
+// controller refuses a shutting-down one), KRaft that it is neither fenced nor in controlled
+// shutdown (with the KRaft plane Controller.Live is already so).
+func (m *Model) isrEligible(t *State, f int) bool {
+	if !m.p.ZooKeeper && !m.kraft() && has(t.Ctrl.Shut, f) {
+		return false
+	}
+	return has(t.Ctrl.Live, f)
 }
 
 // writeIsr is leader l's own write of a new ISR to the metadata store, before KIP-497
@@ -279,8 +305,8 @@ func (m *Model) shrinkSteps(g *gen, l int) {
 	s := g.s
 	r := &s.B[l]
 	budget := m.budget(s, FaultLag)
-	if (!budget && !g.cutOn) || !r.Alive || r.Role != RoleLeader || r.Pending || s.Net.alterPlane(uint8(l)) {
-		return
+	if (!budget && !g.cutOn) || !r.Alive || r.Role != RoleLeader || r.Pending || s.Net.alterPlane(uint8(l)) || s.closing(l) {
+		return // a closing broker's scheduler, which runs the ISR expiration task, has stopped
 	}
 	for f := 0; f < m.nb(); f++ {
 		if f == l || !has(r.ISR, f) || r.FLEO[f] >= r.LEO {

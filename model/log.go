@@ -240,6 +240,31 @@ func (r *Replica) AnswersLogEpochs() bool {
 	return true
 }
 
+// PhantomEpoch returns the first entry of the leader-epoch cache whose epoch no batch of the
+// log carries although batches follow its start offset (ok false: none). A new leader's
+// entry at its log end (KAFKA-7415) has no batch yet and is no phantom; appends and
+// truncations keep every other entry's epoch on a batch (assign is called per appended
+// batch, truncateFromEnd drops the entries past the end), so a phantom comes only from a
+// checkpoint file that kept entries a truncation removed, loaded at a restart (KAFKA-16541:
+// the scheduled write of the truncation was lost; before 3.0 also an older file after a
+// power loss).
+func (r *Replica) PhantomEpoch() (EpochEntry, bool) {
+	for i := uint8(0); i < r.NCache; i++ {
+		e := r.Cache[i]
+		if e.Start >= r.LEO {
+			continue
+		}
+		found := false
+		for o := uint8(0); o < r.LEO && !found; o++ {
+			found = r.Log[o].ID != 0 && r.Log[o].Epoch == e.Epoch
+		}
+		if !found {
+			return e, true
+		}
+	}
+	return EpochEntry{}, false
+}
+
 // EndOffsetFor is the replica's answer to an OffsetsForLeaderEpoch request for epoch req
 // (endOffsetFor over its own log end offset), for the properties' explanations.
 func (r *Replica) EndOffsetFor(req uint8) (epoch, end uint8) { return r.endOffsetFor(req, r.LEO) }

@@ -128,65 +128,6 @@ func (m *Model) mechanismSteps(g *gen, b int) {
 	m.controlLossSteps(g, b)
 }
 
-// controlledShutdownSteps generates BrokerControlledShutdown(b[, j]), the fault
-// controlled_shutdown. Kafka: KafkaServer.controlledShutdown sends ControlledShutdown to
-// the controller and waits; KafkaController.doControlledShutdown (the broker must be live
-// in the controller's view: BrokerNotAvailableException otherwise) adds b to
-// shuttingDownBrokerIds; the partitions it leads go through
-// ControlledShutdownPartitionLeaderElectionStrategy (controlledShutdownPartitionLeader
-// Election: the first live ISR member not shutting down; Election.leaderForControlledShutdown:
-// the ISR without the shutting-down brokers), those it follows to OfflineReplica
-// (removeReplicasFromIsr: b leaves the ISR unless it is its last member); LeaderAndIsr goes
-// to the replicas. When b is the last live ISR member no leader can be moved: the broker's
-// retries (controlled.shutdown.max.retries) run out and it shuts down anyway; the
-// controller then handles its failure as a crash's. Then the broker stops cleanly
-// (KafkaServer.shutdown: LogManager.shutdown writes the clean-shutdown marker), as
-// BrokerCrash(b[, j]) does, and restarts with BrokerRestart.
-//
-// The model takes the request, the controller's handling and the stop as one step: without
-// the control plane the controller's state becomes brokerFailed's (the same election and ISR
-// rule, Kafka's later onBrokerFailure being a no-op); with it the controller that holds
-// /controller writes the store as Kafka's does, and b's crash queues the BrokerChange event.
-// Kafka's broker keeps serving until the controller answers; the model drops that window.
-func (m *Model) controlledShutdownSteps(g *gen, b int) {
-	s := g.s
-	r := &s.B[b]
-	if !r.Alive || r.Register || !has(s.Ctrl.Live, b) || (s.CP.hostsCurrent(b) && !m.C.ControllerHostCrash) {
-		return
-	}
-	a := act1(KindBrokerControlledShutdown, b)
-	if !m.budget(s, FaultControlledShutdown) {
-		g.cutStep(a, BoundControlledShutdown)
-		return
-	}
-	cut := false
-	for j := r.NCache; j <= r.NCache+r.NStale && !cut; j++ {
-		aj := a
-		if j > r.NCache {
-			aj = act2(KindBrokerControlledShutdown, b, int(j-r.NCache))
-		}
-		g.branch(aj, func(t *State) bool {
-			t.Used[FaultControlledShutdown]++
-			ok := true
-			var nc Controller // the single controller's state after it moved b's partition
-			if m.cp() {
-				ok = m.cpControlledShutdown(g, t, b)
-			} else {
-				nc, ok = m.brokerFailed(g, t, s.Ctrl, b)
-			}
-			if !ok {
-				cut = true // max_epoch: no other stale-entry variant either
-				return false
-			}
-			m.stop(t, b, j, 0, r.LEO, false)
-			if !m.cp() {
-				m.publish(t, nc, s.Ctrl)
-			}
-			return true
-		})
-	}
-}
-
 // cpControlledShutdown is the control plane's handling of broker b's ControlledShutdown by
 // the controller that holds /controller, and false when it needs a leader epoch above
 // max_epoch. With no such controller (its host crashed) the broker's retries run out and it
@@ -253,7 +194,7 @@ func (m *Model) preferredSteps(g *gen) {
 		if !c.Session || !c.Active || s.CP.Writer > c.Epoch || c.Leader == 1 || !has(c.Live, 0) {
 			return
 		}
-	} else if !has(st.Live, 0) {
+	} else if !has(st.Live&^st.Shut, 0) {
 		return
 	}
 	if st.Leader == 1 || !has(st.ISR, 0) {

@@ -40,13 +40,18 @@ const (
 	// OffsetsForLeaderEpoch for its latest epoch, gets an end offset only, and truncates to
 	// min(answer, LEO) (to its HW when the answer is undefined) before fetching.
 	TruncLeaderEpoch
-	// TruncDivergingEpoch is current Kafka (KIP-320, KIP-595/KAFKA-10554): the fetch carries
-	// lastFetchedEpoch and the response a divergingEpoch.
+	// TruncDivergingEpoch is current Kafka (KIP-320, KIP-595/KAFKA-10554, 2.8.0): the fetch
+	// carries lastFetchedEpoch and the response a divergingEpoch.
 	TruncDivergingEpoch
+	// TruncEpochLookup is KIP-279 (2.0.0 to 2.7.x, KAFKA-6361): as TruncLeaderEpoch, but the
+	// OffsetsForLeaderEpoch answer carries the leader's epoch and the follower looks that
+	// epoch up in its own cache (AbstractFetcherThread.getOffsetTruncationState), repeating
+	// the request while truncation is not complete.
+	TruncEpochLookup
 )
 
 // TruncationNames are the names of the truncation strategies, indexed by their values.
-var TruncationNames = []string{"high-watermark", "leader-epoch", "diverging-epoch"}
+var TruncationNames = []string{"high-watermark", "leader-epoch", "diverging-epoch", "epoch-lookup"}
 
 // Config is the model's constants, fault budgets and fix switches.
 type Config struct {
@@ -75,12 +80,18 @@ type Config struct {
 
 	// Fix switches.
 	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
+	Fix13141 bool // KAFKA-13141: the leader updates no follower state from a fetch answered with a diverging epoch
+	Fix18991 bool // KAFKA-18991: the follower ignores a fetch response whose request epoch is not its fetch state's
 	Fix13077 bool // KAFKA-13077 (proposed, no upstream fix): a new leader repairs its epoch cache from its log
 
 	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes, and two proposed fixes.
 	RecordSizes      int  // SizesUniform, SizesVaried or SizesDistinct
 	Fix18723Strict   bool // proposal, on KAFKA-18723's filter (the profile's or Fix18723): no batch below the follower's last batch epoch, nor any after it
 	Fix18723SendSide bool // proposal: a truncation aborts the sends whose unsent slice it cut
+	// FixCloseFlush is a proposal for the phantom epoch (FINDINGS.md): a clean shutdown
+	// writes the leader-epoch checkpoint when it closes the log (UnifiedLog.close), so that
+	// a truncation whose scheduled write the stopped scheduler dropped is on disk.
+	FixCloseFlush bool
 
 	// Control plane (controlplane.go), on when Controllers >= 2.
 	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
@@ -114,7 +125,9 @@ type Config struct {
 	// KRaft turns on the KRaft control plane (kraft.go) instead of the single controller or
 	// the ZooKeeper plane (control_plane = "kraft").
 	KRaft bool
-	// ELR is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.enable), with KRaft.
+	// ELR is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.version = 1), with
+	// KRaft: a switch from 4.0.0 (opt-in), in the profiles of 4.1.0 and later (on for new
+	// clusters).
 	ELR bool
 	// QuorumFailover is a fault budget (quorum_failover): KRaft controller quorum leader
 	// changes.
@@ -234,19 +247,31 @@ func (m *Model) Profile() Profile { return m.p }
 // fixed reports whether fix bit f is in force.
 func (m *Model) fixed(f uint8) bool { return m.fix&f != 0 }
 
+// elr reports whether KIP-966's eligible leader replicas are on: the profile's or the
+// switch's, with the KRaft plane (the single controller has no ELR).
+func (m *Model) elr() bool { return m.C.KRaft && m.fixed(FixBitELR) }
+
+// ELR reports whether KIP-966's eligible leader replicas are on (for the properties).
+func (m *Model) ELR() bool { return m.elr() }
+
 // validateVersion checks the version, the fixes against it and the mechanisms it lacks.
 func (c *Config) validateVersion() error {
 	p, ok := ProfileByName(c.Version)
 	if !ok {
-		return errString("model: version = " + strconv.Quote(c.Version) + " is not a known release line")
+		return errString("model: version = " + strconv.Quote(c.Version) + " is not a known release or release line")
 	}
-	for bit, name := range FixNames {
+	for _, bit := range FixOrder {
+		name := FixNames[bit]
 		switch {
 		case c.fixesOf()&bit != 0 && p.Fixes&bit != 0:
 			return errString("model: fixes: " + name + " is already in version " + p.Name)
 		case c.Without&bit != 0 && p.Fixes&bit == 0:
 			return errString("model: without: " + name + " is not in version " + p.Name)
 		}
+	}
+	if c.ELR && !p.CleanShutdownDetection {
+		return errString("model: fixes: KIP-966 (eligible leader replicas) needs version 4.0.0 or later; version " + p.Name +
+			" has it only at a metadata version that is not production-ready (4.0-IV0)")
 	}
 	if c.Controllers > 1 && !p.ZooKeeper {
 		return errString("model: controllers = " + strconv.Itoa(c.Controllers) + ": version " + p.Name + " has no ZooKeeper controller")
@@ -296,12 +321,16 @@ type Replica struct {
 
 	Alive    bool
 	Register bool  // restarted and not yet registered with the controller
-	Role     uint8 // RoleNone, RoleLeader, RoleFollower
-	Leader   uint8 // known leader, broker index+1 (0: none)
-	Epoch    uint8 // known leader epoch (0 after a restart, until LeaderAndIsr)
-	PEpoch   uint8 // known partition epoch
-	Fetch    uint8 // fetch state (FetchIdle, ...)
-	LastEp   uint8 // lastFetchedEpoch of the fetch state (0: none)
+	Shut     uint8 // shutdown state (shutdown.go): ShutNone, ShutRequested, ShutClosing
+	// Clean: the broker's last stop was clean and its clean-shutdown file holds the broker
+	// epoch of its registration then (KRaft from 4.0: the next registration is clean).
+	Clean  bool
+	Role   uint8 // RoleNone, RoleLeader, RoleFollower
+	Leader uint8 // known leader, broker index+1 (0: none)
+	Epoch  uint8 // known leader epoch (0 after a restart, until LeaderAndIsr)
+	PEpoch uint8 // known partition epoch
+	Fetch  uint8 // fetch state (FetchIdle, ...)
+	LastEp uint8 // lastFetchedEpoch of the fetch state (0: none)
 
 	// The leader-epoch checkpoint file holds the cache followed by the NStale entries of
 	// Stale: entries a truncation removed from the cache whose asynchronous checkpoint write
@@ -326,6 +355,10 @@ type Controller struct {
 	PEpoch uint8 // partition epoch (zkVersion / KRaft partitionEpoch)
 	ISR    uint8
 	Live   uint8 // brokers the controller sees as registered and alive
+	// Shut is the brokers in controlled shutdown in the single controller's view
+	// (ZooKeeper's shuttingDownBrokerIds; KRaft's inControlledShutdown registrations): live,
+	// but neither elected nor admitted to the ISR, until their failure is handled.
+	Shut uint8
 	// BEpoch is each broker's epoch: a new one at every registration (KRaft: the
 	// registration record's offset; ZooKeeper: the broker znode's czxid). KIP-903.
 	BEpoch [MaxBrokers]uint8
@@ -403,6 +436,9 @@ const (
 	KindControllerFenceBroker
 	KindControllerQuorumFailover
 	KindControllerRenounce
+	KindBrokerBeginShutdown
+	KindBrokerStop
+	KindControllerGrantShutdown
 	numKinds
 )
 
@@ -445,6 +481,9 @@ var kindNames = []string{
 	"ControllerFenceBroker",
 	"ControllerQuorumFailover",
 	"ControllerRenounce",
+	"BrokerBeginShutdown",
+	"BrokerStop",
+	"ControllerGrantShutdown",
 }
 
 // kindArgs is the number of arguments each kind prints.
@@ -511,9 +550,6 @@ func (m *Model) ActionName(a uint64) string {
 		k == KindControllerHandleAlterPartition) {
 		n = 2 // (controller incarnation, broker)
 	}
-	if (k == KindBrokerCrash || k == KindBrokerControlledShutdown) && argOf(a, 1) != 0 {
-		n = 2 // (broker, stale checkpoint entries kept)
-	}
 	if n == 0 {
 		n = 1
 	}
@@ -523,8 +559,7 @@ func (m *Model) ActionName(a uint64) string {
 			buf = append(buf, ',')
 		}
 		v := argOf(a, i)
-		if i < 2 && !((k == KindBrokerUncleanCrash || k == KindBrokerPowerLoss || k == KindBrokerCrash ||
-			k == KindBrokerControlledShutdown || k == KindNetworkLoseControlMessage) && i > 0) {
+		if i < 2 && !((k == KindBrokerUncleanCrash || k == KindBrokerPowerLoss || k == KindNetworkLoseControlMessage) && i > 0) {
 			v++ // broker
 		}
 		buf = strconv.AppendInt(buf, int64(v), 10)
@@ -654,6 +689,7 @@ func (m *Model) next(g *gen) {
 		m.leaderSteps(g, b)
 		m.followerSteps(g, b)
 		m.brokerSteps(g, b)
+		m.shutdownSteps(g, b)
 		m.controllerSteps(g, b)
 	}
 	if m.cp() {

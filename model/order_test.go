@@ -34,7 +34,7 @@ func deferredConfigs() map[string]Config {
 	zk.Controllers, zk.Failover, zk.Crash, zk.Lag = 2, 1, 2, 1
 
 	kr := DefaultConfig()
-	kr.Version = "3.9"
+	kr.Version = "4.0.1"
 	kr.Brokers, kr.MinISR, kr.MaxRecords, kr.MaxEpoch = 4, 2, 1, 3
 	kr.KRaft, kr.ELR, kr.Crash, kr.PowerLoss, kr.SessionLoss, kr.ControlledShutdown = true, true, 1, 1, 1, 1
 	kr.QuorumFailover = 1

@@ -285,6 +285,11 @@ func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
 	r := &s.B[b]
 	mix(uint64(r.LEO) | uint64(r.HW)<<8 | uint64(r.NCache)<<16 | uint64(r.NStale)<<24 | uint64(r.Role)<<32 |
 		uint64(r.Fetch)<<40 | uint64(r.LastEp)<<48 | uint64(r.LESO)<<56)
+	clean := uint64(0)
+	if r.Clean {
+		clean = 1
+	}
+	mix(uint64(r.Shut) | clean<<3 | in(s.Ctrl.Shut)<<4)
 	mix(uint64(r.statusBits()) | uint64(r.Epoch)<<8 | uint64(r.PEpoch)<<16 | ref(r.Leader)<<24 | uint64(popcount(r.ISR))<<32 |
 		uint64(popcount(r.MaxISR))<<40 | uint64(r.ISR&^m.moved)<<48 | uint64(r.MaxISR&^m.moved)<<56)
 	var logs uint64
@@ -308,7 +313,7 @@ func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
 		v := uint64(k.Ctrl) | uint64(k.CtrlEpoch)<<8 | uint64(k.MaxEpoch)<<16
 		for i := 0; i < int(p.N); i++ {
 			ci := &p.C[i]
-			w := in(ci.ISR) | in(ci.Live)<<1 | ref(ci.Leader)<<2
+			w := in(ci.ISR) | in(ci.Live)<<1 | ref(ci.Leader)<<2 | in(ci.Stale)<<12
 			if int(ci.Broker) == b {
 				w |= 1 << 9
 			}
@@ -393,11 +398,11 @@ func (m *Model) Permute(s *State, p *Perm, t *State) {
 			t.Ord.After[p[b]] = set(s.Ord.After[b])
 		}
 	}
-	t.Ctrl.Leader, t.Ctrl.ISR, t.Ctrl.Live = id(s.Ctrl.Leader), set(s.Ctrl.ISR), set(s.Ctrl.Live)
+	t.Ctrl.Leader, t.Ctrl.ISR, t.Ctrl.Live, t.Ctrl.Shut = id(s.Ctrl.Leader), set(s.Ctrl.ISR), set(s.Ctrl.Live), set(s.Ctrl.Shut)
 	for i := 0; i < int(s.CP.N); i++ {
 		c := &t.CP.C[i]
 		c.Broker = p[c.Broker]
-		c.Leader, c.ISR, c.Live = id(c.Leader), set(c.ISR), set(c.Live)
+		c.Leader, c.ISR, c.Live, c.Stale = id(c.Leader), set(c.ISR), set(c.Live), set(c.Stale)
 		for q := 0; q < int(c.NQ); q++ {
 			if ev := c.Q[q] >> 4; ev == EvBrokerFailure || ev == EvBrokerStartup {
 				c.Q[q] = ev<<4 | p[c.Q[q]&15]

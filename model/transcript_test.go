@@ -54,6 +54,10 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 						c.Fix18723Strict = true
 					case "KAFKA-18723-send-side":
 						c.Fix18723SendSide = true
+					case "KAFKA-13141":
+						c.Fix13141 = true
+					case "KAFKA-18991":
+						c.Fix18991 = true
 					default:
 						t.Fatalf("config: unknown fix %q", fix)
 					}
@@ -238,9 +242,9 @@ func TestTranscriptsCoverEveryAction(t *testing.T) {
 			t.Errorf("no transcript turns on %s", fix)
 		}
 	}
-	for _, v := range VersionNames() {
-		if !strings.Contains(text, "version="+v) {
-			t.Errorf("no transcript uses version=%s", v)
+	for _, p := range Profiles {
+		if !strings.Contains(text, "version="+p.Name+" ") && !strings.Contains(text, "version="+p.Name+"\n") {
+			t.Errorf("no transcript uses version=%s", p.Name)
 		}
 	}
 	for _, rs := range RecordSizeNames[1:] {

@@ -291,7 +291,7 @@ func (m *Model) kraftView(s *State) view {
 		return cell{Text: text}
 	}
 	elr := ""
-	if m.C.ELR {
+	if m.elr() {
 		elr = string(fmtSet(nil, k.ELR)) + " (last known " + string(fmtSet(nil, k.LastELR)) + ")"
 	}
 	v.Rows = append(v.Rows, plain("controller", "active, quorum epoch "+strconv.Itoa(int(k.Epoch)),

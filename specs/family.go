@@ -190,10 +190,11 @@ next:
 	return bits, nil
 }
 
-// VersionInfo describes one release line of a family.
+// VersionInfo describes one release of a family, or a release line's name (Alias: the
+// release it stands for; Has is then that release's).
 type VersionInfo struct {
-	Name, Release string
-	Has           []string
+	Name, Release, Alias string
+	Has                  []string
 }
 
 // Term is a name the model prints and what it means.

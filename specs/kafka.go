@@ -22,9 +22,15 @@ const (
 	// (FINDINGS.md), not upstream code.
 	Kafka18723Strict   = "KAFKA-18723-strict"
 	Kafka18723SendSide = "KAFKA-18723-send-side"
-	// KIP966 is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.enable), with
-	// control_plane = kraft.
+	// KIP966 is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.version = 1),
+	// with control_plane = kraft: opt-in from 4.0.0, on in the 4.1 releases' profiles.
 	KIP966 = "KIP-966"
+	// Kafka13141 and Kafka18991 are fixes that were back-ported: a release has them or not.
+	Kafka13141 = "KAFKA-13141"
+	Kafka18991 = "KAFKA-18991"
+	// Kafka16541CloseFlush is a proposal for the phantom epoch (FINDINGS.md), not upstream
+	// code.
+	Kafka16541CloseFlush = "KAFKA-16541-close-flush"
 )
 
 // faultKinds are the kinds of action that spend each fault budget (Param.Kinds).
@@ -113,6 +119,9 @@ func kafkaFamily() Family {
 			{Name: Kafka18723Strict, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
 			{Name: KIP966, Kinds: []string{"ControllerFenceBroker", "ControllerRegisterBroker", "BrokerControlledShutdown", "ControllerHandleAlterPartition"}, Doc: "Eligible Leader Replicas (KIP-966, eligible.leader.replicas.enable; preview in 4.0): an ISR below min.insync.replicas keeps the removed members as ELR, electable when the ISR is empty; an unclean restart leaves ISR and ELR (needs control_plane = kraft)"},
 			{Name: Kafka18723SendSide, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
+			{Name: Kafka16541CloseFlush, Kinds: []string{"BrokerStop"}, Doc: "a proposal for the phantom epoch (FINDINGS.md): a clean shutdown writes the leader-epoch checkpoint when it closes the log, so that a truncation whose scheduled write the stopped scheduler dropped is not lost"},
+			{Name: Kafka13141, Kinds: []string{"LeaderHandleFetch"}, Doc: "the leader updates no follower state (log end offset, ISR, high watermark) from a fetch it answers with a diverging epoch (PR 11136; in 2.7.2, 2.8.1, 3.0.0 and later)"},
+			{Name: Kafka18991, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "the follower ignores a fetch response whose request's currentLeaderEpoch is not its fetch state's (PR 19223; in 3.9.1, 4.0.1, 4.1.0 and later)"},
 		},
 		Properties: props,
 		Versions:   kafkaVersions(),
@@ -158,13 +167,15 @@ func KafkaConfig(cfg Config) model.Config {
 		Crash: v["crash"], UncleanCrash: v["unclean_crash"], PowerLoss: v["power_loss"], Lag: v["lag"],
 		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
 		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
+		Fix13141: cfg.Switches[Kafka13141], Fix18991: cfg.Switches[Kafka18991],
 		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
 		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
 		KRaft: v["control_plane"] == 1, ELR: cfg.Switches[KIP966], QuorumFailover: v["quorum_failover"],
 		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
-		Mutate: mutate,
+		FixCloseFlush: cfg.Switches[Kafka16541CloseFlush],
+		Mutate:        mutate,
 	}
 }
 
@@ -232,6 +243,10 @@ func kafkaVersions() []VersionInfo {
 	var out []VersionInfo
 	for _, p := range model.Profiles {
 		out = append(out, VersionInfo{Name: p.Name, Release: p.Release, Has: p.Mechanisms()})
+	}
+	for _, l := range model.Lines {
+		p, _ := model.ProfileByName(l[1])
+		out = append(out, VersionInfo{Name: l[0], Release: p.Release, Alias: l[1], Has: p.Mechanisms()})
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package specs
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,131 +146,6 @@ func TestCompareNeighbour(t *testing.T) {
 	}
 	if got := (Neighbour{Param: "brokers", Delta: -1}).String(); got != "brokers-1" {
 		t.Errorf("String: got %s, want brokers-1", got)
-	}
-}
-
-// robustSuite are spec files for TestRunSuiteRobust, by name.
-var robustSuite = map[string]string{
-	// A buggy check whose violation survives one more resource manager, and a check that
-	// expects ok whose neighbour (more states) hits the state limit: allowed.
-	"a.toml": `model = "twophase"
-properties = ["TCConsistent"]
-[limits]
-max_states = 300
-[constants]
-rms = 2
-[[check]]
-name = "buggy"
-expect = "violated"
-property = "TCConsistent"
-robust = ["rms+1"]
-[[check]]
-name = "capped"
-fixes = ["CommitAfterAllPrepared"]
-expect = "ok"
-robust = ["rms+2"]
-`,
-	// NotAllCommitted is violated in 3N+2 states: within depth 8 for two resource managers,
-	// not for three, so the neighbour flips to incomplete.
-	"b.toml": `model = "twophase"
-properties = ["NotAllCommitted"]
-[limits]
-max_depth = 8
-[constants]
-rms = 2
-[[check]]
-name = "fixed"
-fixes = ["CommitAfterAllPrepared"]
-expect = "violated"
-property = "NotAllCommitted"
-robust = ["rms+1"]
-`,
-	// KAFKA-13077's precondition needs an unclean crash: without one the buggy variant is
-	// ok, and its neighbour unclean_crash+1 is violated (a safety property, so that no
-	// model bound can make either verdict incomplete).
-	"c.toml": `model = "kafka"
-properties = ["EpochCacheMatchesLog"]
-[constants]
-brokers = 2
-max_records = 1
-max_epoch = 2
-version = "2.8"
-[[check]]
-name = "buggy"
-expect = "ok"
-robust = ["power_loss+1"]
-`,
-}
-
-// TestRunSuiteRobust runs robustness neighbours after their checks and counts a neighbour
-// whose outcome flips as a mismatch.
-func TestRunSuiteRobust(t *testing.T) {
-	dir := t.TempDir()
-	for name, src := range robustSuite {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		name  string
-		files []string
-		rep   SuiteReport
-		lines []string // in order, each the start of a line of the report (after the spec column)
-	}{
-		{"match", []string{"a.toml"}, SuiteReport{Checks: 2, Neighbours: 2}, []string{
-			"buggy          violated(TCConsistent)  violated(TCConsistent)",
-			"buggy[rms+1]   violated(TCConsistent)  violated(TCConsistent)",
-			"capped         ok                      ok",
-			"capped[rms+2]  not violated            incomplete",
-			"  incomplete: max states 300 reached",
-			"ok: 2 checks and 2 robustness neighbours in 1 spec file match their expectations",
-		}},
-		{"flip", []string{"a.toml", "b.toml", "c.toml"}, SuiteReport{Checks: 4, Neighbours: 4, Mismatches: 2, NeighbourMismatches: 2}, []string{
-			"fixed[rms+1]",
-			"  mismatch: robust rms+1: got incomplete, want violated(NotAllCommitted)",
-			"  incomplete: max depth 8 reached",
-			"buggy[power_loss+1]",
-			"  mismatch: robust power_loss+1: got violated(EpochCacheMatchesLog), want not violated",
-			"FAIL: 0 of 4 checks and 2 of 4 robustness neighbours differ from their expectations",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sub := filepath.Join(dir, tt.name)
-			if err := os.Mkdir(sub, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range tt.files {
-				if err := os.WriteFile(filepath.Join(sub, f), []byte(robustSuite[f]), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var out bytes.Buffer
-			rep, err := RunSuite(sub, checker.Options{Workers: 1}, &out)
-			if err != nil {
-				t.Fatalf("RunSuite: %v", err)
-			}
-			if rep != tt.rep {
-				t.Errorf("report: got %+v, want %+v\n%s", rep, tt.rep, out.String())
-			}
-			// Strip the spec column, then find the wanted lines in order.
-			var lines []string
-			for _, l := range strings.Split(out.String(), "\n") {
-				if strings.HasPrefix(l, sub) {
-					l = strings.TrimLeft(l[strings.IndexByte(l, ' '):], " ")
-				}
-				lines = append(lines, l)
-			}
-			i := 0
-			for _, want := range tt.lines {
-				for i < len(lines) && !strings.HasPrefix(lines[i], want) {
-					i++
-				}
-				if i == len(lines) {
-					t.Fatalf("report: no line %q (in order) in\n%s", want, out.String())
-				}
-			}
-		})
 	}
 }
 

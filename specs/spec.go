@@ -1,5 +1,6 @@
 // Package specs holds kmc's spec files (*.toml), their loader and validator, the model
-// families they name, and the regression suite that runs them.
+// families they name, and what a check expects (Compare, CompareNeighbour, Vacuity), which
+// the regression suite (app.Suite) holds each result to.
 package specs
 
 import (

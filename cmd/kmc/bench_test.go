@@ -1,37 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// A bad benchmark list is an error naming the file and what is wrong (exit 2).
-func TestBenchListErrors(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct{ name, src, want string }{
-		{"unknown key", "[[run]]\nspec = \"a.toml\"\ncheck = \"c\"\nwokers = [1]\n", "unknown key run.wokers"},
-		{"no check", "[[run]]\nspec = \"a.toml\"\n", "run 1: spec and check are required"},
-		{"bad workers", "[[run]]\nspec = \"a.toml\"\ncheck = \"c\"\nworkers = [0]\n", "run 1 (a.toml c): workers: 0 outside 1..256"},
-		{"no runs", "# nothing\n", "no [[run]]"},
-		{"syntax", "[[run]\n", ".toml:2: expected end of table array name"},
-	}
-	for _, tc := range tests {
-		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".toml")
-		if err := os.WriteFile(path, []byte(tc.src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out, errb bytes.Buffer
-		code := runBench([]string{path}, &out, &errb)
-		if code != exitUsage || !strings.Contains(errb.String(), path) || !strings.Contains(errb.String(), tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %s and %q", tc.name, code, errb.String(), path, tc.want)
-		}
-	}
-}
+	"kmc/app"
+)
 
 // kmc bench runs each row in a child kmc per worker count and tabulates what the child
 // reported, with its peak RSS: the same distinct states for 1 and 2 workers.
@@ -49,8 +27,8 @@ func TestBenchRuns(t *testing.T) {
 		t.Fatalf("kmc bench: %v", err)
 	}
 	var rows []struct {
-		Check   string        `json:"check"`
-		Results []benchResult `json:"results"`
+		Check   string            `json:"check"`
+		Results []app.BenchResult `json:"results"`
 	}
 	if err := json.Unmarshal(out, &rows); err != nil {
 		t.Fatalf("kmc bench --format json: %v\n%s", err, out)
@@ -73,8 +51,8 @@ func TestBenchRuns(t *testing.T) {
 
 // A row run with 2 workers only shows its figures under "2w", not under "1w".
 func TestBenchLineColumns(t *testing.T) {
-	r := benchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
-	line := benchLine(r, []benchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}}, 0)
+	r := app.BenchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
+	line := benchLine(r, []app.BenchResult{{Workers: 2, Verdict: "ok", Distinct: 1000, Depth: 7, Seconds: 2, PerSecond: 500, EngineB: 14000, PeakRSS: 64 << 20}}, 0)
 	want := "s.toml\tc\t\tok\t1000\t7\t-\t-\t2.00s\t500\t-\t14.0\t64 MiB\t-\t"
 	if line != want {
 		t.Errorf("got  %q\nwant %q", line, want)
@@ -85,19 +63,19 @@ func TestBenchLineColumns(t *testing.T) {
 // assignment order open, the plain run's distinct states (another row) over them, marked
 // open, or just open without such a row.
 func TestBenchLineSymmetry(t *testing.T) {
-	r := benchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
+	r := app.BenchRun{Spec: "s.toml", Check: "c", Workers: []int{2}}
 	tests := []struct {
-		res   benchResult
+		res   app.BenchResult
 		plain int64
 		want  string
 	}{
-		{benchResult{Workers: 2, Distinct: 1000, Unreduced: 2000}, 0, "2.00x"},
-		{benchResult{Workers: 2, Distinct: 1000, Deferred: true}, 1500, "1.50x open"},
-		{benchResult{Workers: 2, Distinct: 1000, Deferred: true}, 0, "open"},
-		{benchResult{Workers: 2, Distinct: 1000}, 1500, "-"},
+		{app.BenchResult{Workers: 2, Distinct: 1000, Unreduced: 2000}, 0, "2.00x"},
+		{app.BenchResult{Workers: 2, Distinct: 1000, Deferred: true}, 1500, "1.50x open"},
+		{app.BenchResult{Workers: 2, Distinct: 1000, Deferred: true}, 0, "open"},
+		{app.BenchResult{Workers: 2, Distinct: 1000}, 1500, "-"},
 	}
 	for _, tc := range tests {
-		cols := strings.Split(benchLine(r, []benchResult{tc.res}, tc.plain), "\t")
+		cols := strings.Split(benchLine(r, []app.BenchResult{tc.res}, tc.plain), "\t")
 		if got := cols[len(cols)-2]; got != tc.want {
 			t.Errorf("%+v, plain %d: symmetry %q, want %q", tc.res, tc.plain, got, tc.want)
 		}

@@ -2,18 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"kmc/app"
 	"kmc/checker"
 	"kmc/specs"
 	"kmc/traces"
@@ -110,11 +111,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if fs.Changed("checkpoint-every") && f.checkpoint == "" && f.resume == "" {
 		return usageError(stderr, "check", "--checkpoint-every needs --checkpoint or --resume")
 	}
-	var over checker.Options
-	over.Workers, over.MaxStates, over.MaxDepth = f.workers, f.maxStates, f.maxDepth
-	over.Deadlock, over.Symmetry = f.deadlock, f.symmetry
-	over.SpillDir = f.spillDir
-	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &over); !ok {
+	search := app.Search{Workers: f.workers, MaxStates: f.maxStates, MaxDepth: f.maxDepth, Deadlock: f.deadlock, SpillDir: f.spillDir}
+	switch {
+	case f.symmetry:
+		search.Symmetry = app.SymmetryOn
+	case fs.Changed("symmetry"):
+		search.Symmetry = app.SymmetryOff
+	}
+	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &search); !ok {
 		return code
 	}
 	path := fs.Arg(0)
@@ -127,29 +131,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "%v", err)
 	}
-	if over.Symmetry && !spec.Family.Symmetry {
-		return usageError(stderr, "check", "--symmetry: model %s has no symmetry reduction%s", spec.Model, specs.Because(spec.Family.SymmetryNote))
-	}
 	if f.coverage && f.resume != "" {
 		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")
 	}
-	var resumed *loadedCheckpoint
 	if f.resume != "" {
-		lc, err := latestCheckpoint(f.resume)
-		if err != nil {
-			fmt.Fprintf(stderr, "kmc: check: --resume: %v\n", err)
-			if errors.Is(err, errNoCheckpoint) || errors.Is(err, os.ErrNotExist) {
-				hint(stderr, "--resume takes the folder that --checkpoint wrote")
-			} else {
-				hint(stderr, "the checkpoint cannot be used; start the search over without --resume")
-			}
-			return exitUsage
+		if f.check, err = app.ResumedCheck(f.resume, f.check); err != nil {
+			return appError(stderr, "check", err, &f)
 		}
-		if f.check != "" && f.check != lc.man.Check {
-			fmt.Fprintf(stderr, "kmc: check: --resume: %s is of check %s, not %s\n", lc.path, lc.man.Check, f.check)
-			return exitUsage
-		}
-		f.check, resumed = lc.man.Check, lc
 	}
 	checks, code := selectChecks("check", spec, f.check, stderr)
 	if checks == nil {
@@ -161,13 +149,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if (f.checkpoint != "" || f.resume != "") && len(checks) > 1 {
 		return usageError(stderr, "check", "--checkpoint and --resume need one check: name it with --check")
 	}
+	if f.dumpGraph != "" && len(checks) > 1 {
+		return usageError(stderr, "check", "--dump-graph needs one check: name it with --check")
+	}
 
-	forceMemory, restore := applyMemoryBudget(spec.Options, &over)
-	defer restore()
-	stop, release := newStop()
+	ctx, release := signalContext()
 	defer release()
-	over.Stop = stop
-
 	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}
 	result := exitOK
 	var raise []string  // bounds that incomplete liveness verdicts depend on
@@ -176,73 +163,41 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	resumeHint := ""    // how to resume a search stopped with a checkpoint
 	for i := range checks {
 		c := &checks[i]
-		if i > 0 && stopped(stop) { // the signal came after the previous check's search
+		if i > 0 && ctx.Err() != nil { // the signal came after the previous check's search
 			for _, c := range checks[i:] {
 				notRun = append(notRun, c.Name)
 			}
 			break
 		}
-		r, opts, code := runnable("check", spec, c, stderr)
-		if r == nil {
-			return code
-		}
-		opts = specs.MergeOptions(opts, over, forceMemory)
-		if fs.Changed("symmetry") && !f.symmetry {
-			opts.Symmetry = false
-		}
-		if opts.Workers == 0 {
-			opts.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
-		}
-		opts.Progress = out.progress
-		opts.Phase = out.phase
-		opts.Coverage = f.coverage
-		opts.Vacuity = true // Vacuity ignores it with --resume: a resumed search saw part of the steps
-		out.weak, out.strong, out.live = fairnessOf(r, opts)
-		var ck *checkpointer
-		if f.checkpoint != "" || resumed != nil {
-			var code int
-			if ck, code = setupCheckpoint(&f, spec, c, &opts, resumed, every, out, stderr); ck == nil {
-				return code
-			}
-		}
 		if f.dumpGraph != "" {
-			if len(checks) > 1 {
-				return usageError(stderr, "check", "--dump-graph needs one check: name it with --check")
-			}
-			if code := dumpGraph(f.dumpGraph, f.dumpMax, r, opts, stderr); code != exitOK {
+			if code := dumpGraph(ctx, spec, c, f.dumpGraph, f.dumpMax, search, stderr); code != exitOK {
 				return code
 			}
 		}
-		if i > 0 && !out.json {
-			fmt.Fprintln(stdout)
+		o := app.CheckOptions{Search: search, Coverage: f.coverage, Checkpoint: f.checkpoint, CheckpointEvery: every,
+			CheckpointAt: checkpointAt, Resume: f.resume, Command: "kmc check " + strings.Join(args, " "),
+			Write: traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views}, OnEvent: out.event}
+		if f.out != "" {
+			o.Out = filepath.Join(f.out, c.Name)
 		}
-		out.start(spec, c, opts)
-		res := r.Check(opts)
-		afterSearch()
-		if res.Verdict == checker.Incomplete && stopped(stop) {
-			res.Reason, cut = "interrupted", true
+		res, err := app.Check(ctx, spec, c.Name, o)
+		if err != nil {
+			return appError(stderr, "check", err, &f)
 		}
-		var written traces.Written
-		var werr error
-		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			written, werr = writeOutputs(filepath.Join(f.out, c.Name), spec, c, res, args, traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views})
-		}
-		out.done(spec, c, res, written.Paths, werr)
-		if written.Aside != "" {
-			fmt.Fprintf(stderr, "kmc: check: moved the previous %s, which holds files kmc did not write, to %s\n",
-				filepath.Join(f.out, c.Name), written.Aside)
-		}
-		if werr != nil {
-			fmt.Fprintf(stderr, "kmc: check: --out: %v\n", werr)
-		}
-		result = worse(result, exitCode(spec, res))
+		cut = res.Interrupted
+		out.done(spec, c, res)
+		outNotes(stderr, "check", o.Out, res.Written, res.WriteErr)
+		result = worse(result, exitCode(spec, res.Result))
 		for _, b := range res.Raise {
-			if !containsStr(raise, b) {
+			if !slices.Contains(raise, b) {
 				raise = append(raise, b)
 			}
 		}
-		if ck != nil {
-			resumeHint = ck.finish(spec, c, res)
+		if res.CheckpointRemoved && !out.json {
+			fmt.Fprintf(stderr, "kmc: check: the search is complete; removed its checkpoint from %s\n", res.Checkpoint)
+		}
+		if res.Resumable {
+			resumeHint = resumeCommand(&f, spec, c, res.Checkpoint)
 		}
 		if cut {
 			for _, c := range checks[i+1:] {
@@ -252,22 +207,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cut || len(notRun) > 0 {
-		// Interrupted: the run is incomplete, unless a check found a violation before.
-		result = worse(result, exitIncomplete)
-		if out.json {
-			out.event(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
-			return result
-		}
-		if cut {
-			fmt.Fprintln(stderr, "kmc: check: interrupted; the statistics above are partial")
-			if resumeHint != "" {
-				hint(stderr, "go on with the search: "+resumeHint)
-			}
-		}
-		if len(notRun) > 0 {
-			fmt.Fprintf(stderr, "kmc: check: interrupted; not run: %s\n", strings.Join(notRun, ", "))
-		}
-		return result
+		return out.interrupted("check", result, cut, notRun, resumeHint)
 	}
 	if result == exitIncomplete && !out.json {
 		if len(raise) > 0 {
@@ -287,13 +227,21 @@ func selectChecks(cmd string, spec *specs.Spec, name string, stderr io.Writer) (
 	if name == "" {
 		return spec.Checks, exitOK
 	}
-	c, ok := spec.CheckByName(name)
-	if !ok {
-		fmt.Fprintf(stderr, "kmc: %s: %s has no check %q%s\n", cmd, spec.Path, name, specs.DidYouMean(name, checkNameList(spec)))
-		hint(stderr, "its checks are: "+checkNames(spec))
-		return nil, exitUsage
+	c, err := app.PickCheck(spec, name)
+	if err != nil {
+		return nil, appError(stderr, cmd, err, nil)
 	}
 	return []specs.Check{*c}, exitOK
+}
+
+// pickCheck is the check called name, or the spec's only check when name is "". An unknown
+// name, or none for a spec of several checks, is a usage error (nil, exit 2).
+func pickCheck(cmd string, spec *specs.Spec, name string, stderr io.Writer) (*specs.Check, int) {
+	c, err := app.PickCheck(spec, name)
+	if err != nil {
+		return nil, appError(stderr, cmd, err, nil)
+	}
+	return c, exitOK
 }
 
 // prepareOut makes sure, before a search, that the output folder of each check under out
@@ -319,31 +267,36 @@ func prepareOut(cmd, out string, checks []specs.Check, force bool, stderr io.Wri
 	return exitOK
 }
 
-// interrupted ends a run of checks that a signal cut short (cut: a search was under way)
-// or stopped before the checks notRun; the exit code is result, made incomplete unless a
-// check found a violation before.
-func (o *checkOutput) interrupted(cmd string, result int, cut bool, notRun []string) int {
+// outNotes reports what writing a counterexample into dir did beside writing its files: a
+// previous dir moved aside, or the error that kept them from being written.
+func outNotes(stderr io.Writer, cmd, dir string, w traces.Written, err error) {
+	if w.Aside != "" {
+		fmt.Fprintf(stderr, "kmc: %s: moved the previous %s, which holds files kmc did not write, to %s\n", cmd, dir, w.Aside)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kmc: %s: --out: %v\n", cmd, err)
+	}
+}
+
+// interrupted ends a run of checks that a signal cut short (cut: a search was under way,
+// which resume, when not "", goes on with) or stopped before the checks notRun; the exit
+// code is result, made incomplete unless a check found a violation before.
+func (o *checkOutput) interrupted(cmd string, result int, cut bool, notRun []string, resume string) int {
 	result = worse(result, exitIncomplete)
 	if o.json {
-		o.event(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
+		o.emit(map[string]any{"event": "interrupted", "partial": cut, "not_run": append([]string{}, notRun...)})
 		return result
 	}
 	if cut {
 		fmt.Fprintf(o.stderr, "kmc: %s: interrupted; the statistics above are partial\n", cmd)
+		if resume != "" {
+			hint(o.stderr, "go on with the search: "+resume)
+		}
 	}
 	if len(notRun) > 0 {
 		fmt.Fprintf(o.stderr, "kmc: %s: interrupted; not run: %s\n", cmd, strings.Join(notRun, ", "))
 	}
 	return result
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
@@ -398,67 +351,57 @@ func verdictExit(spec *specs.Spec, v checker.Verdict, property string) int {
 	return exitIncomplete
 }
 
-// heapBytes is the memory of the live and not yet collected objects of the heap.
-func heapBytes() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
-}
-
-// writeOutputs renders the counterexample of check c in every format (text, ITF, DOT, SVG,
-// PNG, sequence chart, HTML report) into dir, all or nothing (see traces.WriteAll).
-func writeOutputs(dir string, spec *specs.Spec, c *specs.Check, res checker.Result, args []string, opts traces.WriteOptions) (traces.Written, error) {
-	st := res.Stats
-	info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st,
-		Command: "kmc check " + strings.Join(args, " ")}
-	return writeTrace(dir, spec, c, res.Trace, info, opts)
-}
-
-// writeTrace renders trace t of check c in every format into dir, all or nothing, with
-// info (title, spec and check filled in here) for the HTML report.
-func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, info traces.ReportInfo, opts traces.WriteOptions) (traces.Written, error) {
-	info.Title, info.Spec, info.Check = spec.Path+", check "+c.Name, spec.Path, c.Name
-	return traces.WriteAll(dir, t, info, opts)
-}
-
 // checkOutput prints a check's progress and result as TLC-style text or as JSON events.
 type checkOutput struct {
 	w, stderr io.Writer
 	json      bool
 	full      bool
 	views     traces.ViewSelection
-	live      bool // the check has a liveness property; weak and strong are its fairness
-	weak      []string
-	strong    []string
-	last      checker.Stats     // at the previous progress report
-	resumed   *loadedCheckpoint // the checkpoint the search goes on from
+	started   bool          // a check has started: the next one is set apart
+	last      checker.Stats // at the previous progress report
 }
 
-func (o *checkOutput) event(v map[string]any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("kmc: marshal event: " + err.Error()) // only plain values are marshalled
+// event prints what app.Check reports as it runs.
+func (o *checkOutput) event(e app.Event) {
+	switch e := e.(type) {
+	case app.CheckStarted:
+		o.start(e)
+	case app.Progress:
+		o.progress(e.Stats)
+	case app.Phase:
+		o.phase(e.Name, e.Stats)
+	case app.CheckpointWritten:
+		o.checkpointWritten(e)
+	case app.CheckpointFailed:
+		o.checkpointFailed(e.Err, e.Last)
+	case app.Searched:
+		afterSearch()
 	}
-	fmt.Fprintf(o.w, "%s\n", b)
 }
 
-func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Options) {
+// emit prints one JSON event on a line.
+func (o *checkOutput) emit(v map[string]any) { jsonLine(o.w, v) }
+
+func (o *checkOutput) start(e app.CheckStarted) {
+	spec, c, opts := e.Spec, e.Check, e.Options
 	o.last = checker.Stats{}
+	if o.started && !o.json {
+		fmt.Fprintln(o.w)
+	}
+	o.started = true
 	if o.json {
 		ev := map[string]any{"event": "start", "spec": spec.Path, "check": c.Name, "model": spec.Model,
-			"expected": c.Expected(), "config": configString(spec, c), "workers": opts.Workers,
+			"expected": c.Expected(), "config": app.Config(spec, c), "workers": opts.Workers,
 			"memory_budget_bytes": opts.MemoryBytes, "symmetry": opts.Symmetry}
-		if r := o.resumed; r != nil {
-			ev["resume"] = map[string]any{"checkpoint": r.path, "level": r.man.Level, "generated": r.man.Generated,
-				"distinct": r.man.Distinct, "queue": r.man.Queue, "elapsed_seconds": r.man.Elapsed.Seconds()}
+		if r := e.Resumed; r != nil {
+			m := r.Manifest
+			ev["resume"] = map[string]any{"checkpoint": r.Path, "level": m.Level, "generated": m.Generated,
+				"distinct": m.Distinct, "queue": m.Queue, "elapsed_seconds": m.Elapsed.Seconds()}
 		}
-		o.event(ev)
+		o.emit(ev)
 		return
 	}
-	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
+	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))
 	workers := "1 worker"
 	if opts.Workers != 1 {
 		workers = strconv.Itoa(opts.Workers) + " workers"
@@ -467,59 +410,25 @@ func (o *checkOutput) start(spec *specs.Spec, c *specs.Check, opts checker.Optio
 		workers += " and symmetry reduction (--symmetry=false: without)"
 	}
 	fmt.Fprintf(o.w, "Running breadth-first search with %s.\n", workers)
-	if r := o.resumed; r != nil {
+	if r := e.Resumed; r != nil {
+		m := r.Manifest
 		fmt.Fprintf(o.w, "Resuming from checkpoint %s: level %d, %d states generated, %d distinct states found, %d states left on queue, after %s.\n",
-			r.path, r.man.Level, r.man.Generated, r.man.Distinct, r.man.Queue, specs.FormatElapsed(r.man.Elapsed))
+			r.Path, m.Level, m.Generated, m.Distinct, m.Queue, specs.FormatElapsed(m.Elapsed))
 	}
-}
-
-// configString describes a check's configuration: constants, faults, fixes and the guards
-// turned off.
-func configString(spec *specs.Spec, c *specs.Check) string {
-	var parts []string
-	for _, ps := range [][]specs.Param{spec.Family.Constants, spec.Family.Faults} {
-		for _, p := range ps {
-			if p.Quiet && c.Config.Values[p.Name] == p.Default {
-				continue
-			}
-			parts = append(parts, p.Name+"="+paramValue(p, c.Config.Values[p.Name]))
-		}
-	}
-	fixes := "none"
-	if len(c.Fixes) > 0 {
-		fixes = strings.Join(c.Fixes, ",")
-	}
-	parts = append(parts, "fixes="+fixes)
-	if len(c.Mutate) > 0 {
-		parts = append(parts, "mutate="+strings.Join(c.Mutate, ","))
-	}
-	return strings.Join(parts, " ")
-}
-
-func paramValue(p specs.Param, v int) string {
-	switch p.Kind {
-	case specs.Bool:
-		return strconv.FormatBool(v != 0)
-	case specs.Enum:
-		if v >= 0 && v < len(p.Enum) {
-			return p.Enum[v]
-		}
-	}
-	return strconv.Itoa(v)
 }
 
 // phaseAfter is how long a search must have run before kmc reports the phases it enters: a
 // short check prints none (and its output stays the same from run to run).
 const phaseAfter = time.Second
 
-// phase reports, on a search that has run phaseAfter or more, that it enters a phase
-// (checker.Options.Phase): the liveness graph, then each liveness property.
+// phase reports, on a search that has run phaseAfter or more, that it enters a phase: the
+// liveness graph, then each liveness property.
 func (o *checkOutput) phase(name string, st checker.Stats) {
 	if st.Elapsed < phaseAfter {
 		return
 	}
 	if o.json {
-		o.event(map[string]any{"event": "phase", "phase": name, "distinct": st.Distinct, "elapsed_seconds": st.Elapsed.Seconds()})
+		o.emit(map[string]any{"event": "phase", "phase": name, "distinct": st.Distinct, "elapsed_seconds": st.Elapsed.Seconds()})
 		return
 	}
 	fmt.Fprintf(o.stderr, "Phase: %s (%d distinct states), after %s.\n", name, st.Distinct, specs.FormatElapsed(st.Elapsed))
@@ -532,7 +441,7 @@ func (o *checkOutput) progress(st checker.Stats) {
 	}
 	o.last = st
 	if o.json {
-		o.event(map[string]any{"event": "progress", "depth": st.Depth, "generated": st.Generated,
+		o.emit(map[string]any{"event": "progress", "depth": st.Depth, "generated": st.Generated,
 			"distinct": st.Distinct, "queue": st.Queue, "distinct_per_second": int64(rate)})
 		return
 	}
@@ -540,7 +449,8 @@ func (o *checkOutput) progress(st checker.Stats) {
 		st.Depth, st.Generated, st.Distinct, st.Queue, rate)
 }
 
-func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result, files []string, writeErr error) {
+func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResult) {
+	files := res.Written.Paths
 	if files == nil {
 		files = []string{}
 	}
@@ -548,15 +458,15 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if res.Trace != nil {
 			ev := map[string]any{"event": "violation", "check": c.Name, "property": res.Property,
 				"trace": traceJSON(res.Trace), "files": files}
-			if writeErr != nil {
-				ev["write_error"] = writeErr.Error()
+			if res.WriteErr != nil {
+				ev["write_error"] = res.WriteErr.Error()
 			}
-			o.event(ev)
+			o.emit(ev)
 		}
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
-			"matches": len(c.Compare(res)) == 0,
+			"matches": len(res.Differs) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
 				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred,
@@ -564,11 +474,11 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 		if len(res.Raise) > 0 {
 			ev["raise"] = res.Raise
 		}
-		if o.live {
-			ev["fairness"] = map[string]any{"weak": o.weak, "strong": o.strong}
+		if f := res.Fairness; f != nil {
+			ev["fairness"] = map[string]any{"weak": f.Weak, "strong": f.Strong}
 		}
 		if res.Verdict == checker.OK {
-			ev["vacuous"] = append([]string{}, spec.Vacuity(c.Config, res)...)
+			ev["vacuous"] = append([]string{}, res.Vacuity...)
 		}
 		if res.Coverage != nil {
 			var cov []map[string]any
@@ -577,7 +487,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 			}
 			ev["coverage"] = cov
 		}
-		o.event(ev)
+		o.emit(ev)
 		return
 	}
 	w := o.w
@@ -621,17 +531,12 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res checker.Result,
 	if res.Coverage != nil {
 		printCoverage(w, res.Coverage)
 	}
-	if o.live {
-		fmt.Fprintln(w, fairnessText(o.weak, o.strong))
+	if f := res.Fairness; f != nil {
+		fmt.Fprintln(w, fairnessText(f.Weak, f.Strong))
 	}
-	why := spec.Vacuity(c.Config, res)
-	got := specs.VacuousText(res.Verdict, res.Property, why)
-	diffs := c.Compare(res)
-	if d := c.CompareVacuous(res, why); d != "" && len(diffs) == 0 {
-		diffs = append(diffs, d)
-	}
+	got := specs.VacuousText(res.Verdict, res.Property, res.Vacuity)
 	// Wrapped at 100 columns as the other lines: a vacuous verdict can name many reasons.
-	if len(diffs) > 0 {
+	if diffs := res.Mismatches(); len(diffs) > 0 {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s; the spec expects %s (%s)", got, c.Expected(), strings.Join(diffs, "; ")), 100, "  "))
 	} else {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s, as the spec expects.", got), 100, "  "))
@@ -686,50 +591,23 @@ func traceJSON(t *checker.Trace) map[string]any {
 		"back_action": t.BackAction, "stutter": t.Stutter, "witness": t.Witness}
 }
 
-// dumpGraph writes the whole reachable graph of r as DOT to path, refusing (exit 2) when it
-// has more than max states. It honours opts.Stop and opts.MemoryBytes (the heap, sampled):
-// either stops it with nothing written (exit 3). The engine's Graph does not poll them, so
-// its exploration is left to run on until the process exits.
-func dumpGraph(path string, max int, r checker.Runnable, opts checker.Options, stderr io.Writer) int {
-	type graphResult struct {
-		g   *checker.Graph
-		err error
-	}
-	over := func() bool { return opts.MemoryBytes > 0 && heapBytes() > opts.MemoryBytes }
-	var res graphResult
-	if !stopped(opts.Stop) && !over() {
-		done := make(chan graphResult, 1)
-		go func() {
-			g, err := r.Graph(max, opts)
-			done <- graphResult{g, err}
-		}()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-	wait:
-		for {
-			select {
-			case res = <-done:
-				break wait
-			case <-opts.Stop:
-				break wait
-			case <-tick.C:
-				if over() {
-					break wait
-				}
-			}
-		}
-	}
-	if res.g == nil && res.err == nil {
-		if stopped(opts.Stop) {
-			fmt.Fprintf(stderr, "kmc: check: --dump-graph: interrupted; no graph written\n")
-		} else {
-			fmt.Fprintf(stderr, "kmc: check: --dump-graph: memory budget %s reached; no graph written\n", specs.FormatSize(opts.MemoryBytes))
-			hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --memory")
-		}
+// dumpGraph writes the whole reachable graph of check c as DOT to path (app.Graph),
+// refusing (exit 2) one of more than max states; an interrupt or the memory budget stops it
+// with nothing written (exit 3).
+func dumpGraph(ctx context.Context, spec *specs.Spec, c *specs.Check, path string, max int, s app.Search, stderr io.Writer) int {
+	g, err := app.Graph(ctx, spec, c.Name, max, s)
+	var mem *app.MemoryError
+	switch {
+	case errors.Is(err, app.ErrInterrupted):
+		fmt.Fprintf(stderr, "kmc: check: --dump-graph: interrupted; no graph written\n")
 		return exitIncomplete
-	}
-	g, err := res.g, res.err
-	if err != nil {
+	case errors.As(err, &mem):
+		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v; no graph written\n", err)
+		hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --memory")
+		return exitIncomplete
+	case errors.As(err, new(*app.ModelError)):
+		return appError(stderr, "check", err, nil)
+	case err != nil:
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		hint(stderr, "the graph dump is for small models: shrink the spec's constants or raise --dump-graph-max")
 		return exitUsage
@@ -753,26 +631,6 @@ func withFixes(sets, fixes []string) []string {
 		sets = append(sets, "fixes+="+n)
 	}
 	return sets
-}
-
-// fairnessOf is the fairness a check with a liveness property assumes: the kinds of action
-// that are weakly and strongly fair (nil, nil, false without a liveness property).
-func fairnessOf(r checker.Runnable, opts checker.Options) (weak, strong []string, live bool) {
-	fair, live := r.Fairness(opts)
-	if !live {
-		return nil, nil, false
-	}
-	kinds := r.ActionKinds()
-	weak, strong = []string{}, []string{}
-	for k, f := range fair {
-		switch f {
-		case checker.Weak:
-			weak = append(weak, kinds[k])
-		case checker.Strong:
-			strong = append(strong, kinds[k])
-		}
-	}
-	return weak, strong, true
 }
 
 // fairnessText says which fairness a liveness check assumed, wrapped at 100 columns.
@@ -813,16 +671,4 @@ func printCoverage(w io.Writer, cov []checker.KindCoverage) {
 	if len(never) > 0 {
 		fmt.Fprintln(w, wrap("Never taken at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
 	}
-}
-
-// runnable builds check c of spec for command cmd; a configuration the model refuses is a
-// usage error (nil, exit 2).
-func runnable(cmd string, spec *specs.Spec, c *specs.Check, stderr io.Writer) (checker.Runnable, checker.Options, int) {
-	r, opts, err := spec.Runnable(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
-		hint(stderr, "run 'kmc list "+spec.Model+"' for the model's parameters")
-		return nil, opts, exitUsage
-	}
-	return r, opts, exitOK
 }

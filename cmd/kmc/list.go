@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kmc/app"
 	"kmc/specs"
 )
 
@@ -68,10 +69,22 @@ func writeFamily(w io.Writer, f specs.Family) {
 	if len(f.Versions) > 0 {
 		fmt.Fprintln(w, "  versions (the version constant; fixes turn on more, a check's `without` takes one out):")
 		for _, v := range f.Versions {
+			if v.Alias != "" {
+				continue
+			}
 			fmt.Fprintf(w, "    %s  %s\n", v.Name, v.Release)
 			for _, h := range v.Has {
 				fmt.Fprintf(w, "        %s\n", h)
 			}
+		}
+		var lines []string
+		for _, v := range f.Versions {
+			if v.Alias != "" {
+				lines = append(lines, v.Name+" = "+v.Alias)
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "  release lines (each the latest release of its line): %s\n", strings.Join(lines, ", "))
 		}
 	}
 	for _, t := range []struct {
@@ -124,6 +137,6 @@ func writeParams(w io.Writer, title string, ps []specs.Param) {
 		case specs.Enum:
 			typ = strings.Join(p.Enum, "|")
 		}
-		fmt.Fprintf(w, "    %s: %s, default %s\n        %s\n", p.Name, typ, paramValue(p, p.Default), p.Doc)
+		fmt.Fprintf(w, "    %s: %s, default %s\n        %s\n", p.Name, typ, app.ParamValue(p, p.Default), p.Doc)
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"kmc/checker"
+	"kmc/app"
+	"kmc/app/checkpoint"
 	"kmc/specs"
 )
 
@@ -194,11 +196,10 @@ func flagSuggestion(fs *pflag.FlagSet, err error) string {
 	return ""
 }
 
-// usageError reports a usage problem found after flag parsing.
 // parseBudgets reads a command's --memory (empty: left as it is) and its time flag called
-// timeFlag (empty value: no limit) into o. On a bad value it prints the usage error and
+// timeFlag (empty value: no limit) into s. On a bad value it prints the usage error and
 // returns its exit code with ok false.
-func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, o *checker.Options) (code int, ok bool) {
+func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, s *app.Search) (code int, ok bool) {
 	if memory != "" {
 		n, err := specs.ParseSize(memory)
 		if err == nil && n <= 0 {
@@ -207,22 +208,90 @@ func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, o *
 		if err != nil {
 			return usageError(stderr, cmd, "--memory: %v (got %q)", err, memory), false
 		}
-		o.MemoryBytes = n
+		s.Memory = n
 	}
 	if timeValue != "" {
 		d, err := specs.ParseDuration(timeValue)
 		if err != nil {
 			return usageError(stderr, cmd, "--%s: %v (got %q)", timeFlag, err, timeValue), false
 		}
-		o.Time = d
+		s.Time = d
 	}
 	return 0, true
 }
 
+// appError reports what the application refused of what a command asked (app's errors,
+// with f the flags of kmc check when it is that command's) and returns exit 2; an error of
+// another kind is a failure, exit 1.
+func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
+	var (
+		unknown *app.UnknownCheckError
+		none    *app.NoCheckError
+		model   *app.ModelError
+		sym     *app.NoSymmetryError
+		resume  *app.ResumeError
+		dir     *app.CheckpointDirError
+		taken   *app.CheckpointTakenError
+		version *app.OtherVersionError
+		search  *app.OtherSearchError
+		another *app.OtherCheckError
+	)
+	switch {
+	case errors.As(err, &unknown):
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		hint(stderr, "its checks are: "+strings.Join(unknown.Checks, ", "))
+	case errors.As(err, &none):
+		fmt.Fprintf(stderr, "kmc: %s: %s has %d checks: name one with --check\n", cmd, none.Spec, len(none.Checks))
+		hint(stderr, "its checks are: "+strings.Join(none.Checks, ", "))
+	case errors.As(err, &model):
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		hint(stderr, "run 'kmc list "+model.Model+"' for the model's parameters")
+	case errors.As(err, &sym):
+		return usageError(stderr, cmd, "--symmetry: %v", err)
+	case errors.As(err, &resume):
+		fmt.Fprintf(stderr, "kmc: %s: --resume: %v\n", cmd, err)
+		switch {
+		case errors.As(err, &another):
+		case errors.As(err, &version):
+			hint(stderr, "resume it with the kmc that wrote it, or start the search over without --resume")
+		case errors.As(err, &search):
+			hint(stderr, "resume it with the spec, --set values and flags it was written with, or start the search over without --resume")
+		case resume.Path == "" && (errors.Is(err, checkpoint.ErrNone) || errors.Is(err, os.ErrNotExist)):
+			hint(stderr, "--resume takes the folder that --checkpoint wrote")
+		default:
+			hint(stderr, "the checkpoint cannot be used; start the search over without --resume")
+		}
+	case errors.As(err, &dir):
+		flag := "--checkpoint"
+		if f != nil && f.checkpoint == "" {
+			flag = "--resume"
+		}
+		fmt.Fprintf(stderr, "kmc: %s: %s: %v\n", cmd, flag, err)
+		hint(stderr, flag+" needs a folder kmc can create and write in")
+	case errors.As(err, &taken):
+		fmt.Fprintf(stderr, "kmc: %s: --checkpoint: %v\n", cmd, err)
+		hint(stderr, "go on with it with --resume "+taken.Dir+", or remove it to start over")
+	default:
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		return exitInternal
+	}
+	return exitUsage
+}
+
+// usageError reports a usage problem found after flag parsing.
 func usageError(stderr io.Writer, cmd, format string, args ...any) int {
 	fmt.Fprintf(stderr, "kmc: %s: %s\n", cmd, fmt.Sprintf(format, args...))
 	hint(stderr, "run 'kmc help "+cmd+"' for usage")
 	return exitUsage
+}
+
+// jsonLine writes v as JSON on one line: an event of --format json.
+func jsonLine(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("kmc: marshal event: " + err.Error()) // only plain values are marshalled
+	}
+	fmt.Fprintf(w, "%s\n", b)
 }
 
 // writeFileAtomic writes data to a temporary file in path's folder and renames it, so

@@ -144,13 +144,7 @@ func TestListUnknownModel(t *testing.T) {
 
 func TestCheckInterrupted(t *testing.T) {
 	// An interrupt stops the search like a limit: partial statistics, exit 3.
-	saved := newStop
-	defer func() { newStop = saved }()
-	newStop = func() (<-chan struct{}, func()) {
-		stop := make(chan struct{})
-		close(stop)
-		return stop, func() {}
-	}
+	stopOn(t)()
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"check", spec, "--workers", "1"}, &stdout, &stderr)
 	if code != exitIncomplete {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"kmc/app"
 	"kmc/specs"
 	"kmc/traces"
 )
@@ -47,70 +50,42 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = meta.Check
 	}
-	var c *specs.Check
+	res, err := app.Replay(spec, t, name)
+	var (
+		none  *app.NoCheckError
+		model *app.ModelError
+	)
 	switch {
-	case name != "":
-		var ok bool
-		if c, ok = spec.CheckByName(name); !ok {
-			fmt.Fprintf(stderr, "kmc: replay: %s has no check %q%s\n", *specPath, name, specs.DidYouMean(name, checkNameList(spec)))
-			hint(stderr, "its checks are: "+checkNames(spec))
-			return exitUsage
-		}
-	case len(spec.Checks) == 1:
-		c = &spec.Checks[0]
-	default:
-		return usageError(stderr, "replay", "%s has %d checks and the trace names none: pick one with --check (%s)", *specPath, len(spec.Checks), checkNames(spec))
-	}
-	// Values compare in canonical form: ITF leaves the order of sets, maps and record
-	// fields free, and another tool may write them in another order than the model.
-	r, err := spec.ReplayRunnable(c, traces.AppendCanonical)
-	if err != nil {
+	case errors.As(err, &none):
+		return usageError(stderr, "replay", "%s has %d checks and the trace names none: pick one with --check (%s)",
+			*specPath, len(none.Checks), strings.Join(none.Checks, ", "))
+	case errors.As(err, &model):
 		fmt.Fprintf(stderr, "kmc: replay: %v\n", err)
 		return exitUsage
+	case err != nil:
+		return appError(stderr, "replay", err, nil)
 	}
-	canon, err := traces.CanonicalTrace(t)
-	if err != nil { // LoadITF has parsed every value already
-		fmt.Fprintf(stderr, "kmc: replay: %s: %v\n", path, err)
-		return exitInternal
-	}
-	fmt.Fprintf(stdout, "Replaying %s (%d states) against %s, check %s.\n", path, len(t.States), *specPath, c.Name)
-	rep, err := r.Replay(canon)
-	if err != nil {
+	fmt.Fprintf(stdout, "Replaying %s (%d states) against %s, check %s.\n", path, len(t.States), *specPath, res.Check.Name)
+	if err := res.NotBehaviour; err != nil {
 		fmt.Fprintf(stdout, "The trace is not a behaviour of the model: %v\n", err)
 		fmt.Fprintf(stderr, "kmc: replay: %s: %v\n", path, err)
 		hint(stderr, "was the trace made with another check or other constants? try --check or --set")
 		return exitInternal
 	}
-	fmt.Fprintf(stdout, "The trace is a behaviour of the model: %d states replayed.\n", rep.Steps)
-	if len(rep.Violates) == 0 {
+	fmt.Fprintf(stdout, "The trace is a behaviour of the model: %d states replayed.\n", res.Steps)
+	if len(res.Violates) == 0 {
 		fmt.Fprintln(stdout, "It violates none of the check's properties.")
 	} else {
-		fmt.Fprintf(stdout, "It violates %s.\n", strings.Join(rep.Violates, ", "))
-		for _, w := range rep.Witnesses {
+		fmt.Fprintf(stdout, "It violates %s.\n", strings.Join(res.Violates, ", "))
+		for _, w := range res.Witnesses {
 			for _, line := range traces.WrapWords("Why: "+w, 100, "  ") {
 				fmt.Fprintln(stdout, line)
 			}
 		}
 	}
-	if t.Property != "" && t.Property != specs.DeadlockProperty {
-		for _, v := range rep.Violates {
-			if v == t.Property {
-				return exitOK
-			}
-		}
+	if t.Property != "" && t.Property != specs.DeadlockProperty && !slices.Contains(res.Violates, t.Property) {
 		fmt.Fprintf(stderr, "kmc: replay: %s: the trace claims to violate %s, but it does not\n", path, t.Property)
 		return exitInternal
 	}
 	return exitOK
-}
-
-func checkNames(spec *specs.Spec) string { return strings.Join(checkNameList(spec), ", ") }
-
-// checkNameList is the names of spec's checks, in order.
-func checkNameList(spec *specs.Spec) []string {
-	var names []string
-	for _, c := range spec.Checks {
-		names = append(names, c.Name)
-	}
-	return names
 }

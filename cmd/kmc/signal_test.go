@@ -3,12 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,15 +18,15 @@ import (
 // statistics and exit by the worst verdict found so far; kmc suite reports "interrupted"
 // and exits 3; a second signal exits at once (130, 143).
 
-// stopOn replaces newStop with a stop channel that the returned function closes, once.
+// stopOn makes the commands the test runs stop, as on SIGINT, when the function returned
+// is called (once or more).
 func stopOn(t *testing.T) func() {
 	t.Helper()
-	saved := newStop
-	t.Cleanup(func() { newStop = saved })
-	stop := make(chan struct{})
-	var once sync.Once
-	newStop = func() (<-chan struct{}, func()) { return stop, func() {} }
-	return func() { once.Do(func() { close(stop) }) }
+	saved := signalContext
+	t.Cleanup(func() { signalContext = saved })
+	ctx, cancel := context.WithCancel(context.Background())
+	signalContext = func() (context.Context, func()) { return ctx, func() {} }
+	return cancel
 }
 
 // triggerWriter passes writes on to w and calls fire once it has seen text.
@@ -108,7 +108,8 @@ func TestSecondSignalExits(t *testing.T) {
 	} {
 		sig := make(chan os.Signal, 2)
 		exited := make(chan int, 1)
-		stop, release := watchSignals(sig, func(code int) { exited <- code })
+		stop := make(chan struct{})
+		release := watchSignals(sig, func() { close(stop) }, func(code int) { exited <- code })
 		sig <- tt.first
 		<-stop // closed by the first signal
 		select {

@@ -1,33 +1,35 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
-// Signals: the first SIGINT or SIGTERM stops the search like a limit (partial statistics,
-// then the exit code of the worst verdict found so far; kmc suite exits 3); a second one
-// exits at once with the shell's code for it, 128 + the signal's number (130, 143).
+// Signals: the first SIGINT or SIGTERM cancels the command's context, which stops its work
+// like a limit (partial statistics, then the exit code of the worst verdict found so far;
+// kmc suite exits 3); a second one exits at once with the shell's code for it, 128 + the
+// signal's number (130, 143).
 
-// newStop returns a channel closed on the first SIGINT or SIGTERM and a function that stops
-// listening. Tests replace it.
-var newStop = func() (<-chan struct{}, func()) {
+// signalContext returns a context cancelled on the first SIGINT or SIGTERM and a function
+// that stops listening. Tests replace it.
+var signalContext = func() (context.Context, func()) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	stop, release := watchSignals(sig, os.Exit)
-	return stop, func() { signal.Stop(sig); release() }
+	ctx, cancel := context.WithCancel(context.Background())
+	release := watchSignals(sig, cancel, os.Exit)
+	return ctx, func() { signal.Stop(sig); release(); cancel() }
 }
 
-// watchSignals closes the returned channel on the first signal from sig and calls exit
-// with 128 + the signal's number on the second. The function returned stops watching.
-func watchSignals(sig <-chan os.Signal, exit func(int)) (<-chan struct{}, func()) {
-	stop := make(chan struct{})
+// watchSignals calls stop on the first signal from sig and exit with 128 + the signal's
+// number on the second. The function returned stops watching.
+func watchSignals(sig <-chan os.Signal, stop func(), exit func(int)) func() {
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-sig:
-			close(stop)
+			stop()
 		case <-done:
 			return
 		}
@@ -41,17 +43,7 @@ func watchSignals(sig <-chan os.Signal, exit func(int)) (<-chan struct{}, func()
 		case <-done:
 		}
 	}()
-	return stop, func() { close(done) }
-}
-
-// stopped reports whether stop is closed.
-func stopped(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
+	return func() { close(done) }
 }
 
 // worse combines the exit code so far with a check's: a violation (the first one found)

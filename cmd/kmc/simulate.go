@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"kmc/app"
 	"kmc/checker"
 	"kmc/specs"
 	"kmc/traces"
@@ -80,7 +81,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if f.workers > specs.MaxWorkers {
 		return usageError(stderr, "simulate", "--workers must be at most %d (got %d)", specs.MaxWorkers, f.workers)
 	}
-	if !containsStr(biasNames(), f.bias) {
+	if !slices.Contains(biasNames(), f.bias) {
 		return usageError(stderr, "simulate", "--bias must be one of %s (got %q)", strings.Join(biasNames(), ", "), f.bias)
 	}
 	var budget time.Duration
@@ -114,63 +115,38 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if code := prepareOut("simulate", f.out, checks, f.force, stderr); code != exitOK {
 		return code
 	}
-	stop, release := newStop()
+	ctx, release := signalContext()
 	defer release()
 
-	out := &simOutput{checkOutput: checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}}
+	out := &simOutput{checkOutput: checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}, sets: f.sets}
 	result := exitOK
 	var notRun []string
 	cut := false
 	for i := range checks {
 		c := &checks[i]
-		if i > 0 && stopped(stop) {
+		if i > 0 && ctx.Err() != nil {
 			for _, c := range checks[i:] {
 				notRun = append(notRun, c.Name)
 			}
 			break
 		}
-		r, opts, code := runnable("simulate", spec, c, stderr)
-		if r == nil {
-			return code
-		}
-		so := checker.SimOptions{Seed: f.seed, Runs: f.runs, FirstRun: f.firstRun, Depth: f.depth,
-			Workers: opts.Workers, Time: budget, Deadlock: opts.Deadlock || f.deadlock,
-			FairnessOverride: opts.FairnessOverride, Bias: checker.Bias(f.bias), Progress: out.progress, Stop: stop}
+		walks := checker.SimOptions{Seed: f.seed, Runs: f.runs, FirstRun: f.firstRun, Depth: f.depth,
+			Workers: f.workers, Time: budget, Deadlock: f.deadlock, Bias: checker.Bias(f.bias)}
 		if f.runs == 0 {
-			so.Runs = -1
+			walks.Runs = -1
 		}
-		if f.workers != 0 {
-			so.Workers = f.workers
+		o := app.SimulateOptions{Walks: walks, Write: traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views},
+			OnEvent: out.event, Command: func(run int64) string { return simCommand(spec.Path, c.Name, out.sets, out.so, run) }}
+		if f.out != "" {
+			o.Out = filepath.Join(f.out, c.Name)
 		}
-		if so.Workers == 0 {
-			so.Workers = min(runtime.NumCPU(), specs.MaxWorkers)
+		res, err := app.Simulate(ctx, spec, c.Name, o)
+		if err != nil {
+			return appError(stderr, "simulate", err, nil)
 		}
-		if i > 0 && !out.json {
-			fmt.Fprintln(stdout)
-		}
-		out.start(spec, c, so)
-		res := r.Simulate(so)
-		afterSearch()
-		if res.Verdict == checker.Incomplete && stopped(stop) {
-			res.Reason, cut = "interrupted", true
-		}
-		walkAlone := simCommand(spec.Path, c.Name, f.sets, so, res.Run)
-		var written traces.Written
-		var werr error
-		if res.Verdict == checker.Violated && res.Trace != nil && f.out != "" {
-			info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property,
-				Reason:  fmt.Sprintf("found by walk %d of a random simulation with seed %d", res.Run, res.Seed),
-				Command: walkAlone}
-			written, werr = writeTrace(filepath.Join(f.out, c.Name), spec, c, res.Trace, info, traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views})
-		}
-		out.done(spec, c, so, res, walkAlone, written.Paths, werr)
-		if written.Aside != "" {
-			fmt.Fprintf(stderr, "kmc: simulate: moved the previous %s, which holds files kmc did not write, to %s\n",
-				filepath.Join(f.out, c.Name), written.Aside)
-		}
-		if werr != nil {
-			fmt.Fprintf(stderr, "kmc: simulate: --out: %v\n", werr)
-		}
+		cut = res.Interrupted
+		out.done(spec, c, res)
+		outNotes(stderr, "simulate", o.Out, res.Written, res.WriteErr)
 		result = worse(result, verdictExit(spec, res.Verdict, res.Property))
 		if cut {
 			for _, c := range checks[i+1:] {
@@ -180,7 +156,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cut || len(notRun) > 0 {
-		return out.interrupted("simulate", result, cut, notRun)
+		return out.interrupted("simulate", result, cut, notRun, "")
 	}
 	return result
 }
@@ -222,18 +198,36 @@ func simCommand(path, check string, sets []string, so checker.SimOptions, run in
 // check's formats where they are the same thing.
 type simOutput struct {
 	checkOutput
+	sets    []string           // the --set arguments, for the command that takes a walk alone
+	so      checker.SimOptions // the walks of the check under way
 	lastSim checker.SimStats
 }
 
+// event prints what app.Simulate reports as it runs.
+func (o *simOutput) event(e app.Event) {
+	switch e := e.(type) {
+	case app.SimulateStarted:
+		o.start(e.Spec, e.Check, e.Options)
+	case app.SimulateProgress:
+		o.progress(e.Stats)
+	case app.Searched:
+		afterSearch()
+	}
+}
+
 func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOptions) {
-	o.lastSim = checker.SimStats{}
+	o.so, o.lastSim = so, checker.SimStats{}
+	if o.started && !o.json {
+		fmt.Fprintln(o.w)
+	}
+	o.started = true
 	if o.json {
-		o.event(map[string]any{"event": "start", "mode": "simulate", "spec": spec.Path, "check": c.Name,
-			"model": spec.Model, "expected": c.Expected(), "config": configString(spec, c), "workers": so.Workers,
+		o.emit(map[string]any{"event": "start", "mode": "simulate", "spec": spec.Path, "check": c.Name,
+			"model": spec.Model, "expected": c.Expected(), "config": app.Config(spec, c), "workers": so.Workers,
 			"seed": so.Seed, "runs": max(so.Runs, 0), "first_run": so.FirstRun, "depth": so.Depth})
 		return
 	}
-	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, configString(spec, c))
+	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))
 	var walks string
 	switch {
 	case so.Runs < 0:
@@ -268,7 +262,7 @@ func (o *simOutput) progress(st checker.SimStats) {
 	r := rate(st.Walks-o.lastSim.Walks, st.Elapsed-o.lastSim.Elapsed)
 	o.lastSim = st
 	if o.json {
-		o.event(map[string]any{"event": "progress", "walks": st.Walks, "states": st.States,
+		o.emit(map[string]any{"event": "progress", "walks": st.Walks, "states": st.States,
 			"distinct_estimate": st.Distinct, "max_depth": st.MaxDepth, "walks_per_second": int64(r)})
 		return
 	}
@@ -276,10 +270,12 @@ func (o *simOutput) progress(st checker.SimStats) {
 		st.Walks, st.States, st.Distinct, st.MaxDepth, r)
 }
 
-func (o *simOutput) done(spec *specs.Spec, c *specs.Check, so checker.SimOptions, res checker.SimResult, walkAlone string, files []string, writeErr error) {
+func (o *simOutput) done(spec *specs.Spec, c *specs.Check, res *app.SimulateResult) {
+	so, files, writeErr := o.so, res.Written.Paths, res.WriteErr
 	if files == nil {
 		files = []string{}
 	}
+	walkAlone := simCommand(spec.Path, c.Name, o.sets, so, res.Run)
 	got := specs.Outcome(res.Verdict, res.Property)
 	matches := got == c.Expected()
 	st := res.Stats
@@ -290,7 +286,7 @@ func (o *simOutput) done(spec *specs.Spec, c *specs.Check, so checker.SimOptions
 			if writeErr != nil {
 				ev["write_error"] = writeErr.Error()
 			}
-			o.event(ev)
+			o.emit(ev)
 		}
 		ev := map[string]any{"event": "done", "mode": "simulate", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(), "matches": matches, "seed": res.Seed,
@@ -300,7 +296,7 @@ func (o *simOutput) done(spec *specs.Spec, c *specs.Check, so checker.SimOptions
 		if res.Verdict == checker.Violated {
 			ev["walk"] = res.Run
 		}
-		o.event(ev)
+		o.emit(ev)
 		return
 	}
 	w := o.w

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
+	"strconv"
+	"strings"
 
+	"kmc/app"
 	"kmc/checker"
 	"kmc/specs"
 )
@@ -30,8 +32,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	if *workers < 0 || *workers > specs.MaxWorkers {
 		return usageError(stderr, "suite", "--workers must be 0..%d (got %d)", specs.MaxWorkers, *workers)
 	}
-	opts := checker.Options{Workers: *workers, MemoryBytes: defaultMemory()}
-	if code, ok := parseBudgets(stderr, "suite", *memory, "", "", &opts); !ok {
+	var budget app.Search
+	if code, ok := parseBudgets(stderr, "suite", *memory, "", "", &budget); !ok {
 		return code
 	}
 	dir := fs.Arg(0)
@@ -44,16 +46,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	if paths, err := specs.FindSpecs(dir); err == nil && len(paths) == 0 {
 		return usageError(stderr, "suite", "no *.toml files under %s", dir)
 	}
-	if opts.MemoryBytes > 0 {
-		// The Go runtime's soft limit is the budget of the specs that set none, as kmc check
-		// sets it (a spec's own limits.memory bounds its search, not the process).
-		prev := debug.SetMemoryLimit(opts.MemoryBytes)
-		defer debug.SetMemoryLimit(prev)
-	}
-	stop, release := newStop()
+	ctx, release := signalContext()
 	defer release()
-	opts.Stop = stop
-	rep, err := specs.RunSuite(dir, opts, stdout)
+	t := &suiteTable{w: stdout}
+	rep, err := app.Suite(ctx, dir, app.SuiteOptions{Workers: *workers, Memory: budget.Memory, OnEvent: t.event})
 	if err != nil {
 		var list specs.ErrorList
 		if errors.As(err, &list) { // every spec's errors, joined
@@ -65,6 +61,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kmc: suite: %v\n", err)
 		return exitInternal
 	}
+	t.summary(rep)
 	if rep.Mismatches > 0 {
 		if rep.NeighbourMismatches > 0 {
 			hint(stderr, "'kmc check SPEC --check NAME --set KEY=VALUE' runs a robustness neighbour; "+
@@ -84,4 +81,93 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	return exitOK
+}
+
+// suiteTable prints a suite's rows as they come: spec, check, expected and actual outcome,
+// distinct states, depth (trace length for a violation) and time, then one indented line
+// per difference from the expectation; only the time column varies between runs.
+type suiteTable struct {
+	w                         io.Writer
+	specW, checkW, expW, gotW int
+}
+
+// event prints what app.Suite reports as it runs.
+func (t *suiteTable) event(e app.Event) {
+	switch e := e.(type) {
+	case app.SuiteLoaded:
+		t.widths(e.Specs)
+		t.row("SPEC", "CHECK", "EXPECTED", "GOT", "STATES", "DEPTH", "TIME")
+	case app.SuiteRowDone:
+		t.print(e.Row)
+	}
+}
+
+// widths sizes the columns for every check of the specs and every outcome they can have.
+func (t *suiteTable) widths(loaded []*specs.Spec) {
+	t.specW, t.checkW, t.expW, t.gotW = len("SPEC"), len("CHECK"), len("EXPECTED"), len("incomplete")
+	for _, s := range loaded {
+		t.specW = max(t.specW, len(s.Path))
+		for _, p := range append([]string{specs.DeadlockProperty}, s.Properties...) {
+			t.gotW = max(t.gotW, len(specs.Outcome(checker.Violated, p)))
+		}
+		for i := range s.Checks {
+			c := &s.Checks[i]
+			t.checkW = max(t.checkW, len(c.Name))
+			t.expW = max(t.expW, len(c.Expected()))
+			for _, n := range c.Robust {
+				t.checkW = max(t.checkW, len(c.Name)+len(n.String())+2)
+				t.expW = max(t.expW, len(c.NeighbourExpected()))
+			}
+		}
+	}
+	t.gotW = max(t.gotW, t.expW)
+}
+
+func (t *suiteTable) row(spec, check, exp, got, states, depth, time string) {
+	fmt.Fprintf(t.w, "%-*s  %-*s  %-*s  %-*s  %10s  %5s  %s\n", t.specW, spec, t.checkW, check, t.expW, exp, t.gotW, got, states, depth, time)
+}
+
+func (t *suiteTable) print(r *app.SuiteRow) {
+	res := r.Result
+	got := specs.Outcome(res.Verdict, res.Property)
+	if r.Interrupted {
+		got = "interrupted"
+	}
+	t.row(r.Spec.Path, r.Name(), r.Expected(), got,
+		strconv.FormatInt(res.Stats.Distinct, 10), strconv.Itoa(specs.ResultDepth(res)), specs.FormatElapsed(res.Stats.Elapsed))
+	if r.Interrupted {
+		return
+	}
+	diffs := r.Mismatches()
+	for _, d := range diffs {
+		fmt.Fprintf(t.w, "  mismatch: %s\n", d)
+	}
+	c := r.Check
+	if r.Neighbour == nil && len(r.Vacuity) > 0 && !(c.PinVacuous && c.WantVacuous) && len(diffs) == 0 {
+		fmt.Fprintf(t.w, "  vacuous: %s\n", strings.Join(r.Vacuity, "; "))
+	}
+	if res.Verdict == checker.Incomplete && res.Reason != "" && (r.Neighbour != nil || c.Expect != checker.Incomplete) {
+		fmt.Fprintf(t.w, "  incomplete: %s\n", res.Reason)
+	}
+}
+
+// summary is the last line: what ran and whether it matched.
+func (t *suiteTable) summary(rep *app.SuiteResult) {
+	checks := plural(int64(rep.Checks), "check")
+	if rep.Neighbours > 0 {
+		checks += " and " + plural(int64(rep.Neighbours), "robustness neighbour")
+	}
+	switch {
+	case rep.Interrupted && rep.Mismatches == 0:
+		fmt.Fprintf(t.w, "interrupted after %d of %s; the rest were not run\n", rep.Checks, plural(int64(rep.Total), "check"))
+	case rep.Interrupted:
+		fmt.Fprintf(t.w, "interrupted after %d of %s; %d of them differ from their expectations\n", rep.Checks, plural(int64(rep.Total), "check"), rep.Mismatches)
+	case rep.Mismatches == 0:
+		fmt.Fprintf(t.w, "ok: %s in %s match their expectations\n", checks, plural(int64(len(rep.Specs)), "spec file"))
+	case rep.Neighbours == 0:
+		fmt.Fprintf(t.w, "FAIL: %d of %d checks differ from their expectations\n", rep.Mismatches, rep.Checks)
+	default:
+		fmt.Fprintf(t.w, "FAIL: %d of %d checks and %d of %d robustness neighbours differ from their expectations\n",
+			rep.Mismatches-rep.NeighbourMismatches, rep.Checks, rep.NeighbourMismatches, rep.Neighbours)
+	}
 }

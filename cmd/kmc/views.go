@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -21,7 +22,7 @@ func resolveViews(fs *pflag.FlagSet, value string, names []string, def string) (
 	}
 	sel := traces.ParseViewSelection(value)
 	for _, n := range sel {
-		if n == traces.ViewsAll || containsStr(names, n) {
+		if n == traces.ViewsAll || slices.Contains(names, n) {
 			continue
 		}
 		if n == "none" {

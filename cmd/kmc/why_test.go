@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,87 +20,6 @@ func whyTrace(t *testing.T, specPath, check string) (string, string) {
 		t.Fatalf("check %s %s: got exit %d, want a violation\n%s%s", specPath, check, code, out, errs)
 	}
 	return dir, filepath.Join(dir, check, "trace.itf.json")
-}
-
-// whyJSON runs kmc why with args and --format json and decodes its report.
-func whyJSON(t *testing.T, args ...string) whyJSONReport {
-	t.Helper()
-	code, out, errs := runCLI(append(append([]string{"why"}, args...), "--format", "json", "--workers", "2")...)
-	if code != exitOK {
-		t.Fatalf("kmc why %s: got exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
-	}
-	var r whyJSONReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("kmc why %s: output is not one JSON object: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return r
-}
-
-func switchNames(l []whyJSONSwitch) string {
-	var names []string
-	for _, s := range l {
-		names = append(names, s.Switch+" "+s.Set)
-	}
-	return strings.Join(names, ", ")
-}
-
-// TestWhySeeds: for each seed's buggy trace, kmc why names the seed's fix. Every switch is
-// replayed (--no-check); the whole check runs for the seed's own switch (and, where the
-// checks are small, for every switch).
-func TestWhySeeds(t *testing.T) {
-	tests := []struct {
-		name, spec string
-		// about is what kmc why names with --no-check over every switch (the switches under
-		// which the trace loses its violation), and check the switches whose whole check
-		// runs: nil for every switch.
-		about  string
-		check  []string
-		aboutC string // what it names with the whole checks of check
-	}{
-		// Reference: KAFKA-18723. The proposal for its residual (send side) also stops
-		// this trace, and passes the whole check at these bounds.
-		{"kafka-18723", "../../specs/kafka-18723.toml", "KAFKA-18723 on, KAFKA-18723-send-side on",
-			[]string{"KAFKA-18723"}, "KAFKA-18723 on"},
-		// Reference: KAFKA-5480, fixed by KAFKA-6082 (fencing store writes by controller epoch).
-		{"kafka-5480", "../../specs/kafka-5480.toml", "KAFKA-6082 on", nil, "KAFKA-6082 on"},
-		// Reference: KAFKA-14154: the merged fix (version 3.3 has it; the buggy check takes it
-		// out) and the one first proposed.
-		{"kafka-14154", "../../specs/kafka-14154.toml", "KAFKA-14154 on, KAFKA-14154-proposed on", nil,
-			"KAFKA-14154 on, KAFKA-14154-proposed on"},
-		// Reference: KAFKA-13077.
-		{"kafka-13077", "../../specs/kafka-13077.toml", "KAFKA-13077 on", []string{"KAFKA-13077"}, "KAFKA-13077 on"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, trace := whyTrace(t, tt.spec, "buggy")
-			r := whyJSON(t, trace, "--spec", tt.spec, "--no-check")
-			if got := switchNames(r.About); got != tt.about {
-				t.Errorf("--no-check: about: got %q, want %q", got, tt.about)
-			}
-			if r.Check != "buggy" || r.WholeCheck || r.Done != r.Total || r.Interrupted {
-				t.Errorf("--no-check: got check %q, whole_check %v, %d of %d done, interrupted %v; want buggy (from the trace), false, all, false",
-					r.Check, r.WholeCheck, r.Done, r.Total, r.Interrupted)
-			}
-			for _, v := range r.Variants {
-				if v.Check != nil {
-					t.Errorf("--no-check: %s has a whole check", v.Switch)
-				}
-			}
-			args := []string{trace, "--spec", tt.spec}
-			for _, sw := range tt.check {
-				args = append(args, "--switch", sw)
-			}
-			r = whyJSON(t, args...)
-			if got := switchNames(r.About); got != tt.aboutC {
-				t.Errorf("about: got %q, want %q", got, tt.aboutC)
-			}
-			for _, v := range r.Variants {
-				if v.Status == variantRun && v.Check == nil {
-					t.Errorf("%s: no whole check", v.Switch)
-				}
-			}
-		})
-	}
 }
 
 // TestWhyGolden pins kmc why's table, JSON and progress lines: KAFKA-14154's buggy trace
@@ -176,11 +94,7 @@ func TestWhyUsage(t *testing.T) {
 // TestWhyInterrupted: Ctrl-C keeps the variants done and exits 3.
 func TestWhyInterrupted(t *testing.T) {
 	_, trace := whyTrace(t, kafka14154, "buggy")
-	saved := newStop
-	defer func() { newStop = saved }()
-	stop := make(chan struct{})
-	close(stop)
-	newStop = func() (<-chan struct{}, func()) { return stop, func() {} }
+	stopOn(t)()
 	code, out, errs := runCLI("why", trace, "--spec", kafka14154, "--workers", "1")
 	if code != exitIncomplete {
 		t.Errorf("exit: got %d, want %d\n%s%s", code, exitIncomplete, out, errs)

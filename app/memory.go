@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -8,9 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"kmc/checker"
-	"kmc/specs"
 )
 
 // The default memory budget of a search is the smallest of:
@@ -33,8 +30,9 @@ type memorySources struct {
 
 var osMemorySources = memorySources{readFile: os.ReadFile, rlimit: rlimit}
 
-// defaultMemory is the default memory budget, or 0 (no budget).
-func defaultMemory() int64 {
+// DefaultMemory is the memory budget of a search whose spec and caller set none (see
+// above), or 0: no budget.
+func DefaultMemory() int64 {
 	n, _ := memoryBudget(osMemorySources)
 	return n
 }
@@ -146,21 +144,15 @@ func hasController(list, name string) bool {
 	return false
 }
 
-// applyMemoryBudget gives over the default memory budget when neither the flags nor the spec set
-// one, and sets the Go runtime's soft memory limit to the budget: the engine keeps its live
-// memory (tables, transient copies, the runtime's overhead) within it, and the limit has the
-// collector free the old copies of grown tables before the process's resident memory goes
-// beyond it. It returns whether --memory was given (MergeOptions' forceMemory) and a func
-// that restores the previous limit.
-func applyMemoryBudget(spec checker.Options, over *checker.Options) (force bool, restore func()) {
-	force = over.MemoryBytes != 0
-	if over.MemoryBytes == 0 && spec.MemoryBytes == 0 {
-		over.MemoryBytes = defaultMemory()
+// withMemoryLimit sets the Go runtime's soft memory limit to a search's budget (none for 0)
+// and returns the func that restores the previous limit: the engine keeps its live memory
+// (tables, transient copies, the runtime's overhead) within the budget, and the limit has
+// the collector free the old copies of grown tables before the process's resident memory
+// goes beyond it.
+func withMemoryLimit(budget int64) (restore func()) {
+	if budget <= 0 {
+		return func() {}
 	}
-	restore = func() {}
-	if mem := specs.MergeOptions(spec, *over, force).MemoryBytes; mem > 0 {
-		prev := debug.SetMemoryLimit(mem)
-		restore = func() { debug.SetMemoryLimit(prev) }
-	}
-	return force, restore
+	prev := debug.SetMemoryLimit(budget)
+	return func() { debug.SetMemoryLimit(prev) }
 }
