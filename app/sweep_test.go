@@ -123,7 +123,7 @@ func TestParseVary(t *testing.T) {
 		{"max_epoch=1..3", "[1 2 3]"},
 		{"max_epoch = 2", "[2]"},
 		{"crash=3,0,1", "[3 0 1]"},
-		{"version=3.9,0.11", "[5 1]"},
+		{"version=3.9,0.11", "[20 15]"},
 		{"max_epoch=0..3", "max_epoch must be 1..7 (got 0..3)"},
 		{"brokers=6", "brokers must be 2..5 (got 6)"},
 		{"max_epoch=3..1", "empty range 3..1: LO is above HI"},
@@ -133,8 +133,8 @@ func TestParseVary(t *testing.T) {
 		{"max_epoch", "want KEY=LO..HI, KEY=N or KEY=A,B,C"},
 		{"=3", "want KEY=LO..HI, KEY=N or KEY=A,B,C"},
 		{"rms=3", `unknown key "rms": not a constant or fault of kafka`},
-		{"version=0..1", "version is not an integer: list its values, such as version=0.10,0.11,1.1,2.8,3.3,3.9,4.0,4.1"},
-		{"version=sideways", `version must be one of 0.10, 0.11, 1.1, 2.8, 3.3, 3.9, 4.0, 4.1 (got "sideways")`},
+		{"version=0..1", "version is not an integer: list its values, such as version=0.10.2.2,0.11.0.2,1.1.1,2.7.2,2.8.0,2.8.1,2.8.2,3.3.2,3.9.0,3.9.1,4.0.0,4.0.1,4.1.0,4.1.1,0.10,0.11,1.1,2.7,2.8,3.3,3.9,4.0,4.1"},
+		{"version=sideways", `version must be one of 0.10.2.2, 0.11.0.2, 1.1.1, 2.7.2, 2.8.0, 2.8.1, 2.8.2, 3.3.2, 3.9.0, 3.9.1, 4.0.0, 4.0.1, 4.1.0, 4.1.1, 0.10, 0.11, 1.1, 2.7, 2.8, 3.3, 3.9, 4.0, 4.1 (got "sideways")`},
 	}
 	for _, tt := range tests {
 		a, err := ParseVary(fam, tt.arg)

@@ -2,10 +2,10 @@ package invariants
 
 import (
 	"kmc/checker"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
-// Properties of the control plane (model/controlplane.go): KAFKA-5480 and KAFKA-14154.
+// Properties of the control plane (model/kafka/controlplane.go): KAFKA-5480 and KAFKA-14154.
 
 // NoLeaderlessPartitionWithLiveISR: a partition without a leader but with a live ISR member
 // gets a leader.
@@ -22,7 +22,7 @@ var NoLeaderlessPartitionWithLiveISR = Descriptor{
 	Build: leaderlessWithLiveISR,
 }
 
-func leaderless(m *model.Model, s *model.State) bool {
+func leaderless(m *kafka.Model, s *kafka.State) bool {
 	return s.Ctrl.Leader == 0 && waiting(m, s) != 0
 }
 
@@ -33,7 +33,7 @@ func leaderless(m *model.Model, s *model.State) bool {
 // same step that unfences it (ReplicationControlManager.handleBrokerUnfenced), so "live" there
 // cannot mean unfenced: the partition waits from the registration on, for the broker to
 // replay the log, heartbeat and be unfenced.
-func waiting(m *model.Model, s *model.State) uint8 {
+func waiting(m *kafka.Model, s *kafka.State) uint8 {
 	var w uint8
 	for b := 0; b < m.C.Brokers; b++ {
 		bit := uint8(1) << b
@@ -50,11 +50,11 @@ func waiting(m *model.Model, s *model.State) uint8 {
 	return w
 }
 
-func leaderlessWithLiveISR(m *model.Model) checker.Property[model.State] {
-	return checker.Property[model.State]{Name: "NoLeaderlessPartitionWithLiveISR", Kind: checker.LeadsTo,
-		P:       func(s *model.State) bool { return leaderless(m, s) },
-		Q:       func(s *model.State) bool { return s.Ctrl.Leader != 0 },
-		Explain: func(s *model.State) string { return explainLeaderless(m, s) }}
+func leaderlessWithLiveISR(m *kafka.Model) checker.Property[kafka.State] {
+	return checker.Property[kafka.State]{Name: "NoLeaderlessPartitionWithLiveISR", Kind: checker.LeadsTo,
+		P:       func(s *kafka.State) bool { return leaderless(m, s) },
+		Q:       func(s *kafka.State) bool { return s.Ctrl.Leader != 0 },
+		Explain: func(s *kafka.State) string { return explainLeaderless(m, s) }}
 }
 
 // NoStuckAlterPartition: a pending AlterPartition is resolved.
@@ -70,20 +70,20 @@ var NoStuckAlterPartition = Descriptor{
 	Build: stuckAlterPartition,
 }
 
-func pendingAlter(m *model.Model, s *model.State) bool {
+func pendingAlter(m *kafka.Model, s *kafka.State) bool {
 	for b := 0; b < m.C.Brokers; b++ {
-		if r := &s.B[b]; r.Alive && r.Role == model.RoleLeader && r.Pending {
+		if r := &s.B[b]; r.Alive && r.Role == kafka.RoleLeader && r.Pending {
 			return true
 		}
 	}
 	return false
 }
 
-func stuckAlterPartition(m *model.Model) checker.Property[model.State] {
-	return checker.Property[model.State]{Name: "NoStuckAlterPartition", Kind: checker.LeadsTo,
-		P:       func(s *model.State) bool { return pendingAlter(m, s) },
-		Q:       func(s *model.State) bool { return !pendingAlter(m, s) },
-		Explain: func(s *model.State) string { return explainPendingAlter(m, s) }}
+func stuckAlterPartition(m *kafka.Model) checker.Property[kafka.State] {
+	return checker.Property[kafka.State]{Name: "NoStuckAlterPartition", Kind: checker.LeadsTo,
+		P:       func(s *kafka.State) bool { return pendingAlter(m, s) },
+		Q:       func(s *kafka.State) bool { return !pendingAlter(m, s) },
+		Explain: func(s *kafka.State) string { return explainPendingAlter(m, s) }}
 }
 
 // CaughtUpFollowerEventuallyInISR: a caught-up follower outside the ISR rejoins it.
@@ -99,14 +99,14 @@ var CaughtUpFollowerEventuallyInISR = Descriptor{
 	Build: caughtUpOutsideISR,
 }
 
-func caughtUpOutside(m *model.Model, s *model.State) bool {
+func caughtUpOutside(m *kafka.Model, s *kafka.State) bool {
 	l, lr, ok := stableLeader(s)
 	if !ok {
 		return false
 	}
 	for f := 0; f < m.C.Brokers; f++ {
 		r := &s.B[f]
-		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == model.RoleFollower && int(r.Leader) == l+1 &&
+		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == kafka.RoleFollower && int(r.Leader) == l+1 &&
 			r.Epoch == lr.Epoch && r.LEO >= lr.LEO && lr.ISR&(1<<f) == 0 {
 			return true
 		}
@@ -114,11 +114,11 @@ func caughtUpOutside(m *model.Model, s *model.State) bool {
 	return false
 }
 
-func caughtUpOutsideISR(m *model.Model) checker.Property[model.State] {
-	return checker.Property[model.State]{Name: "CaughtUpFollowerEventuallyInISR", Kind: checker.LeadsTo,
-		P:       func(s *model.State) bool { return caughtUpOutside(m, s) },
-		Q:       func(s *model.State) bool { return !caughtUpOutside(m, s) },
-		Explain: func(s *model.State) string { return explainCaughtUpOutside(m, s) }}
+func caughtUpOutsideISR(m *kafka.Model) checker.Property[kafka.State] {
+	return checker.Property[kafka.State]{Name: "CaughtUpFollowerEventuallyInISR", Kind: checker.LeadsTo,
+		P:       func(s *kafka.State) bool { return caughtUpOutside(m, s) },
+		Q:       func(s *kafka.State) bool { return !caughtUpOutside(m, s) },
+		Explain: func(s *kafka.State) string { return explainCaughtUpOutside(m, s) }}
 }
 
 // ControllerCacheMatchesStore: the active controller's cache is the store's partition state.
@@ -133,7 +133,7 @@ var ControllerCacheMatchesStore = Descriptor{
 	Build: invariant("ControllerCacheMatchesStore", cacheMatchesStore, explainCacheMatchesStore),
 }
 
-func cacheMatchesStore(m *model.Model, s *model.State) bool {
+func cacheMatchesStore(m *kafka.Model, s *kafka.State) bool {
 	p := &s.CP
 	if p.N == 0 {
 		return true

@@ -5,18 +5,18 @@ import (
 	"testing"
 
 	"kmc/checker"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // cp14154 is specs/kafka-14154.toml's configuration on Kafka 3.3 (KAFKA-6082 in), with
 // KAFKA-14154's fix (PR 12506) taken out unless fix14154, and the proposed fix when asked.
-func cp14154(fix14154, proposed bool) model.Config {
-	c := model.DefaultConfig()
+func cp14154(fix14154, proposed bool) kafka.Config {
+	c := kafka.DefaultConfig()
 	c.Version = "3.3"
 	c.Brokers, c.MaxRecords, c.MaxEpoch = 2, 0, 2
 	c.Controllers, c.ControllerBroker, c.Failover = 2, 1, 1
 	if !fix14154 {
-		c.Without = model.FixBit14154
+		c.Without = kafka.FixBit14154
 	}
 	c.Fix14154Proposed = proposed
 	return c
@@ -47,12 +47,12 @@ func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
 		{"fixed", true, false, true},
 		{"fixed-proposed", false, true, true},
 	} {
-		m, err := model.New(cp14154(tc.fix, tc.proposed))
+		m, err := kafka.New(cp14154(tc.fix, tc.proposed))
 		if err != nil {
 			t.Fatal(err)
 		}
-		props := []checker.Property[model.State]{NoStuckAlterPartition.Build(m), CaughtUpFollowerEventuallyInISR.Build(m)}
-		res := checker.Check[model.State](m, props, checker.Options{Workers: 2})
+		props := []checker.Property[kafka.State]{NoStuckAlterPartition.Build(m), CaughtUpFollowerEventuallyInISR.Build(m)}
+		res := checker.Check[kafka.State](m, props, checker.Options{Workers: 2})
 		if tc.want {
 			if res.Verdict != checker.OK {
 				t.Errorf("%s: got %s %q, want ok", tc.name, res.Verdict, res.Property)
@@ -79,15 +79,15 @@ func TestNoStuckAlterPartitionKafka14154(t *testing.T) {
 // the buggy variant, kept with KAFKA-6082 (at the smaller KAFKA-14154 bounds for the ok case).
 // Reference: KAFKA-5480; KAFKA-6082.
 func TestControllerCacheMatchesStore(t *testing.T) {
-	c := model.DefaultConfig()
+	c := kafka.DefaultConfig()
 	c.Version = "0.11" // before KAFKA-6082
 	c.Brokers, c.MaxRecords, c.MaxEpoch = 3, 0, 4
 	c.Controllers, c.ControllerBroker, c.Failover, c.Crash = 2, 3, 1, 2
-	m, err := model.New(c)
+	m, err := kafka.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
+	res := checker.Check[kafka.State](m, []checker.Property[kafka.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
 	if res.Verdict != checker.Violated || res.Trace == nil {
 		t.Fatalf("buggy: got %s, want violated", res.Verdict)
 	}
@@ -98,8 +98,8 @@ func TestControllerCacheMatchesStore(t *testing.T) {
 		!strings.Contains(res.Trace.Witness, "the active controller c2 (on b") {
 		t.Errorf("buggy: witness %q names no controller cache and store", res.Trace.Witness)
 	}
-	m, _ = model.New(cp14154(false, false))
-	res = checker.Check[model.State](m, []checker.Property[model.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
+	m, _ = kafka.New(cp14154(false, false))
+	res = checker.Check[kafka.State](m, []checker.Property[kafka.State]{ControllerCacheMatchesStore.Build(m)}, checker.Options{Workers: 2})
 	if res.Verdict != checker.OK {
 		t.Errorf("KAFKA-6082: got %s, want ok", res.Verdict)
 	}
@@ -109,12 +109,12 @@ func TestControllerCacheMatchesStore(t *testing.T) {
 // controller is always correct).
 // Reference: issue 5.
 func TestControlPlanePropertiesWithoutControlPlane(t *testing.T) {
-	c := model.DefaultConfig()
+	c := kafka.DefaultConfig()
 	c.Brokers, c.MaxRecords, c.MaxEpoch, c.Crash = 2, 1, 3, 1
-	m, _ := model.New(c)
-	props := []checker.Property[model.State]{NoLeaderlessPartitionWithLiveISR.Build(m), NoStuckAlterPartition.Build(m),
+	m, _ := kafka.New(c)
+	props := []checker.Property[kafka.State]{NoLeaderlessPartitionWithLiveISR.Build(m), NoStuckAlterPartition.Build(m),
 		CaughtUpFollowerEventuallyInISR.Build(m), ControllerCacheMatchesStore.Build(m)}
-	if res := checker.Check[model.State](m, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
+	if res := checker.Check[kafka.State](m, props, checker.Options{Workers: 2}); res.Verdict != checker.OK {
 		t.Errorf("got %s %q, want ok", res.Verdict, res.Property)
 	}
 }

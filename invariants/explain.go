@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // The explanations below are the witnesses of the properties (checker.Property.Explain):
@@ -24,7 +24,7 @@ func leaderName(l uint8) string {
 }
 
 // brokerSet prints a bit set of brokers: {b1, b3}.
-func brokerSet(m *model.Model, set uint8) string {
+func brokerSet(m *kafka.Model, set uint8) string {
 	var names []string
 	for b := 0; b < m.C.Brokers; b++ {
 		if set&(1<<b) != 0 {
@@ -36,18 +36,18 @@ func brokerSet(m *model.Model, set uint8) string {
 
 // record prints the record at offset o of r: e2:r3, "nothing" beyond its log end, or
 // "a hole" for a position without a batch.
-func record(r *model.Replica, o uint8) string {
+func record(r *kafka.Replica, o uint8) string {
 	switch {
 	case o >= r.LEO:
 		return "nothing (its log ends at " + fmt.Sprint(r.LEO) + ")"
-	case r.Log[o].Epoch == model.NoEpoch:
+	case r.Log[o].Epoch == kafka.NoEpoch:
 		return "a hole"
 	}
 	return fmt.Sprintf("e%d:r%d", r.Log[o].Epoch, r.Log[o].ID)
 }
 
 // cache prints r's leader-epoch cache: {e1@0, e2@1}.
-func cache(r *model.Replica) string {
+func cache(r *kafka.Replica) string {
 	var es []string
 	for i := 0; i < int(r.NCache); i++ {
 		es = append(es, fmt.Sprintf("e%d@%d", r.Cache[i].Epoch, r.Cache[i].Start))
@@ -56,7 +56,7 @@ func cache(r *model.Replica) string {
 }
 
 // logText prints r's log: [e1:r1, e1:r2].
-func logText(r *model.Replica) string {
+func logText(r *kafka.Replica) string {
 	var es []string
 	for o := uint8(0); o < r.LEO; o++ {
 		es = append(es, record(r, o))
@@ -65,22 +65,22 @@ func logText(r *model.Replica) string {
 }
 
 // brokerState says whether broker b is down, not yet registered, or its role and epoch.
-func brokerState(s *model.State, b int) string {
+func brokerState(s *kafka.State, b int) string {
 	r := &s.B[b]
 	switch {
 	case !r.Alive:
 		return "down"
 	case r.Register:
 		return "restarted, not yet registered"
-	case r.Role == model.RoleLeader:
+	case r.Role == kafka.RoleLeader:
 		return fmt.Sprintf("leader in epoch %d", r.Epoch)
-	case r.Role == model.RoleFollower:
+	case r.Role == kafka.RoleFollower:
 		return fmt.Sprintf("follower of %s in epoch %d", leaderName(r.Leader), r.Epoch)
 	}
 	return "up, no partition state"
 }
 
-func explainCommittedDataLoss(m *model.Model, s *model.State) string {
+func explainCommittedDataLoss(m *kafka.Model, s *kafka.State) string {
 	id, b, ok := lostRecord(m, s)
 	if !ok {
 		return ""
@@ -94,7 +94,7 @@ func explainCommittedDataLoss(m *model.Model, s *model.State) string {
 		id+1, off, broker(b), role, record(r, off), r.HW, r.LEO)
 }
 
-func explainPermanentDivergence(m *model.Model, s *model.State) string {
+func explainPermanentDivergence(m *kafka.Model, s *kafka.State) string {
 	for i := 0; i < m.C.Brokers; i++ {
 		for j := i + 1; j < m.C.Brokers; j++ {
 			a, b := &s.B[i], &s.B[j]
@@ -109,12 +109,12 @@ func explainPermanentDivergence(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainLogMatching(m *model.Model, s *model.State) string {
+func explainLogMatching(m *kafka.Model, s *kafka.State) string {
 	for i := 0; i < m.C.Brokers; i++ {
 		for j := i + 1; j < m.C.Brokers; j++ {
 			a, b := &s.B[i], &s.B[j]
 			for o := int(min(a.LEO, b.LEO)) - 1; o >= 0; o-- {
-				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == model.NoEpoch {
+				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == kafka.NoEpoch {
 					continue
 				}
 				for p := 0; p <= o; p++ {
@@ -130,23 +130,23 @@ func explainLogMatching(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainLeaderInISR(m *model.Model, s *model.State) string {
+func explainLeaderInISR(m *kafka.Model, s *kafka.State) string {
 	if l := s.Ctrl.Leader; l != 0 && s.Ctrl.ISR&(1<<(l-1)) == 0 {
 		return fmt.Sprintf("the controller's leader %s (epoch %d) is not in its ISR %s", leaderName(l), s.Ctrl.Epoch, brokerSet(m, s.Ctrl.ISR))
 	}
 	for b := 0; b < m.C.Brokers; b++ {
-		if r := &s.B[b]; r.Role == model.RoleLeader && r.ISR&(1<<b) == 0 {
+		if r := &s.B[b]; r.Role == kafka.RoleLeader && r.ISR&(1<<b) == 0 {
 			return fmt.Sprintf("%s acts as leader in epoch %d with the ISR %s, which lacks it", broker(b), r.Epoch, brokerSet(m, r.ISR))
 		}
 	}
 	return ""
 }
 
-func explainOneLeaderPerEpoch(m *model.Model, s *model.State) string {
+func explainOneLeaderPerEpoch(m *kafka.Model, s *kafka.State) string {
 	for a := 0; a < m.C.Brokers; a++ {
 		for b := a + 1; b < m.C.Brokers; b++ {
 			x, y := &s.B[a], &s.B[b]
-			if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch {
+			if x.Role == kafka.RoleLeader && y.Role == kafka.RoleLeader && x.Epoch == y.Epoch {
 				return fmt.Sprintf("%s and %s both act as leader in epoch %d", broker(a), broker(b), x.Epoch)
 			}
 		}
@@ -154,17 +154,17 @@ func explainOneLeaderPerEpoch(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainHighWatermarkMonotonic(m *model.Model, from, to *model.State) string {
+func explainHighWatermarkMonotonic(m *kafka.Model, from, to *kafka.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
 		x, y := &from.B[b], &to.B[b]
-		if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
+		if x.Role == kafka.RoleLeader && y.Role == kafka.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
 			return fmt.Sprintf("%s leads epoch %d before and after the step, and its high watermark goes down from %d to %d", broker(b), x.Epoch, x.HW, y.HW)
 		}
 	}
 	return ""
 }
 
-func explainAckedOnMinISR(m *model.Model, from, to *model.State) string {
+func explainAckedOnMinISR(m *kafka.Model, from, to *kafka.State) string {
 	id, holders, ok := ackedOnFew(m, from, to)
 	if !ok {
 		return ""
@@ -173,7 +173,7 @@ func explainAckedOnMinISR(m *model.Model, from, to *model.State) string {
 		id+1, to.Acked[id]-1, brokerSet(m, holders), m.C.MinISR)
 }
 
-func explainEpochCacheMatchesLog(m *model.Model, s *model.State) string {
+func explainEpochCacheMatchesLog(m *kafka.Model, s *kafka.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
 		r := &s.B[b]
 		j := -1
@@ -195,7 +195,7 @@ func explainEpochCacheMatchesLog(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainMissingEpoch(m *model.Model, s *model.State) string {
+func explainMissingEpoch(m *kafka.Model, s *kafka.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
 		r := &s.B[b]
 		for o := uint8(0); o < r.LEO; o++ {
@@ -203,7 +203,7 @@ func explainMissingEpoch(m *model.Model, s *model.State) string {
 			if o > 0 && r.Log[o-1].Epoch == e {
 				continue
 			}
-			if got, end := r.EndOffsetFor(e); got != model.NoEpoch && got < e {
+			if got, end := r.EndOffsetFor(e); got != kafka.NoEpoch && got < e {
 				return fmt.Sprintf("%s's log has a batch of epoch %d at offset %d, but its leader-epoch cache %s answers endOffsetFor(%d) with epoch %d, end offset %d",
 					broker(b), e, o, cache(r), e, got, end)
 			}
@@ -212,7 +212,7 @@ func explainMissingEpoch(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainPhantomEpoch(m *model.Model, s *model.State) string {
+func explainPhantomEpoch(m *kafka.Model, s *kafka.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
 		r := &s.B[b]
 		if e, ok := r.PhantomEpoch(); ok {
@@ -223,7 +223,7 @@ func explainPhantomEpoch(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainBehind(m *model.Model, s *model.State) string {
+func explainBehind(m *kafka.Model, s *kafka.State) string {
 	f := behindFollower(m, s)
 	if f < 0 {
 		return ""
@@ -234,7 +234,7 @@ func explainBehind(m *model.Model, s *model.State) string {
 		broker(f), broker(l), lr.Epoch, r.LEO, lr.LEO, broker(f), r.LastEp, cache(r), cache(lr))
 }
 
-func explainLeaderless(m *model.Model, s *model.State) string {
+func explainLeaderless(m *kafka.Model, s *kafka.State) string {
 	if s.Ctrl.Leader != 0 {
 		return ""
 	}
@@ -264,7 +264,7 @@ func explainLeaderless(m *model.Model, s *model.State) string {
 
 // controllers describes the controller incarnations of the control plane ("" without one):
 // "; controllers: c1 on b1 epoch 1 zombie (cache: leader b1, ISR {b1, b2}), c2 on b2 ...".
-func controllers(m *model.Model, s *model.State) string {
+func controllers(m *kafka.Model, s *kafka.State) string {
 	p := &s.CP
 	if p.N == 0 {
 		return ""
@@ -285,9 +285,9 @@ func controllers(m *model.Model, s *model.State) string {
 	return "; controllers: " + strings.Join(cs, ", ")
 }
 
-func explainPendingAlter(m *model.Model, s *model.State) string {
+func explainPendingAlter(m *kafka.Model, s *kafka.State) string {
 	for b := 0; b < m.C.Brokers; b++ {
-		if r := &s.B[b]; r.Alive && r.Role == model.RoleLeader && r.Pending {
+		if r := &s.B[b]; r.Alive && r.Role == kafka.RoleLeader && r.Pending {
 			meta := s.CP.BK[b]
 			w := fmt.Sprintf("leader %s (epoch %d) has an AlterPartition pending: ISR %s, proposed %s",
 				broker(b), r.Epoch, brokerSet(m, r.ISR), brokerSet(m, r.MaxISR))
@@ -301,14 +301,14 @@ func explainPendingAlter(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainCaughtUpOutside(m *model.Model, s *model.State) string {
+func explainCaughtUpOutside(m *kafka.Model, s *kafka.State) string {
 	l, lr, ok := stableLeader(s)
 	if !ok {
 		return ""
 	}
 	for f := 0; f < m.C.Brokers; f++ {
 		r := &s.B[f]
-		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == model.RoleFollower && int(r.Leader) == l+1 &&
+		if f != l && r.Alive && s.Ctrl.Live&(1<<f) != 0 && r.Role == kafka.RoleFollower && int(r.Leader) == l+1 &&
 			r.Epoch == lr.Epoch && r.LEO >= lr.LEO && lr.ISR&(1<<f) == 0 {
 			w := fmt.Sprintf("follower %s of leader %s (epoch %d) has reached the leader's log end offset %d but is outside its ISR %s",
 				broker(f), broker(l), lr.Epoch, lr.LEO, brokerSet(m, lr.ISR))
@@ -321,7 +321,7 @@ func explainCaughtUpOutside(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainCacheMatchesStore(m *model.Model, s *model.State) string {
+func explainCacheMatchesStore(m *kafka.Model, s *kafka.State) string {
 	p := &s.CP
 	if p.N == 0 {
 		return ""
@@ -332,6 +332,6 @@ func explainCacheMatchesStore(m *model.Model, s *model.State) string {
 		leaderName(s.Ctrl.Leader), s.Ctrl.Epoch, s.Ctrl.PEpoch, brokerSet(m, s.Ctrl.ISR), p.Writer)
 }
 
-func explainPreferredLeader(m *model.Model, s *model.State) string {
+func explainPreferredLeader(m *kafka.Model, s *kafka.State) string {
 	return fmt.Sprintf("the store's leader is %s in epoch %d; b1 is %s", leaderName(s.Ctrl.Leader), s.Ctrl.Epoch, brokerState(s, 0))
 }

@@ -1,14 +1,18 @@
 // Package invariants holds the Kafka model's properties as descriptor values, the way
 // analyzers are values in golang.org/x/tools/go/analysis: each has a name, a doc saying
 // what it rules out, its kind, its reference (JIRA issue or KIP) and a function building
-// the checker.Property for a model.
+// the checker.Property for a model (kmc/model/kafka). It stays a package of its own because
+// the Kafka properties are the project's subject: they read across the model's actors and
+// explain a violation in Kafka's terms. The other models (model/reference, model/vanlightly,
+// model/twophase) keep their properties beside their Next, as the TLA+ modules they port keep
+// their invariants beside their actions, so that a port reads against its source file.
 package invariants
 
 import (
 	"math/bits"
 
 	"kmc/checker"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // Descriptor describes one property of the Kafka model.
@@ -18,7 +22,7 @@ type Descriptor struct {
 	Kind checker.Kind
 	Ref  string
 	// Build returns the property for model m.
-	Build func(m *model.Model) checker.Property[model.State]
+	Build func(m *kafka.Model) checker.Property[kafka.State]
 }
 
 // All lists the properties, in a fixed order.
@@ -58,11 +62,11 @@ func ByName(name string) (Descriptor, bool) {
 
 // invariant builds an invariant from its predicate f and its explanation (the witness text
 // of a state in which f is false).
-func invariant(name string, f func(m *model.Model, s *model.State) bool, explain func(m *model.Model, s *model.State) string) func(m *model.Model) checker.Property[model.State] {
-	return func(m *model.Model) checker.Property[model.State] {
-		return checker.Property[model.State]{Name: name, Kind: checker.Invariant,
-			State:   func(s *model.State) bool { return f(m, s) },
-			Explain: func(s *model.State) string { return explain(m, s) }}
+func invariant(name string, f func(m *kafka.Model, s *kafka.State) bool, explain func(m *kafka.Model, s *kafka.State) string) func(m *kafka.Model) checker.Property[kafka.State] {
+	return func(m *kafka.Model) checker.Property[kafka.State] {
+		return checker.Property[kafka.State]{Name: name, Kind: checker.Invariant,
+			State:   func(s *kafka.State) bool { return f(m, s) },
+			Explain: func(s *kafka.State) string { return explain(m, s) }}
 	}
 }
 
@@ -81,14 +85,14 @@ var NoCommittedDataLoss = Descriptor{
 	Build: invariant("NoCommittedDataLoss", noCommittedDataLoss, explainCommittedDataLoss),
 }
 
-func noCommittedDataLoss(m *model.Model, s *model.State) bool {
+func noCommittedDataLoss(m *kafka.Model, s *kafka.State) bool {
 	_, _, ok := lostRecord(m, s)
 	return !ok
 }
 
 // lostRecord finds an acknowledged record (id index) missing at its offset on broker b, the
 // controller's leader or a member of its ISR that is up and registered.
-func lostRecord(m *model.Model, s *model.State) (id, b int, ok bool) {
+func lostRecord(m *kafka.Model, s *kafka.State) (id, b int, ok bool) {
 	for id := 0; id < m.C.MaxRecords; id++ {
 		if s.Acked[id] == 0 {
 			continue
@@ -122,7 +126,7 @@ var NoPermanentDivergence = Descriptor{
 	Build: invariant("NoPermanentDivergence", noPermanentDivergence, explainPermanentDivergence),
 }
 
-func noPermanentDivergence(m *model.Model, s *model.State) bool {
+func noPermanentDivergence(m *kafka.Model, s *kafka.State) bool {
 	for i := 0; i < m.C.Brokers; i++ {
 		for j := i + 1; j < m.C.Brokers; j++ {
 			a, b := &s.B[i], &s.B[j]
@@ -150,14 +154,14 @@ var LogMatching = Descriptor{
 	Build: invariant("LogMatching", logMatching, explainLogMatching),
 }
 
-func logMatching(m *model.Model, s *model.State) bool {
+func logMatching(m *kafka.Model, s *kafka.State) bool {
 	for i := 0; i < m.C.Brokers; i++ {
 		for j := i + 1; j < m.C.Brokers; j++ {
 			a, b := &s.B[i], &s.B[j]
 			n := min(a.LEO, b.LEO)
 			// The last offset where the epochs agree must have an equal prefix.
 			for o := int(n) - 1; o >= 0; o-- {
-				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == model.NoEpoch {
+				if a.Log[o].Epoch != b.Log[o].Epoch || a.Log[o].Epoch == kafka.NoEpoch {
 					continue // a hole (epoch 0) is no batch
 				}
 				for p := 0; p <= o; p++ {
@@ -184,12 +188,12 @@ var LeaderInISR = Descriptor{
 	Build: invariant("LeaderInISR", leaderInISR, explainLeaderInISR),
 }
 
-func leaderInISR(m *model.Model, s *model.State) bool {
+func leaderInISR(m *kafka.Model, s *kafka.State) bool {
 	if l := s.Ctrl.Leader; l != 0 && s.Ctrl.ISR&(1<<(l-1)) == 0 {
 		return false
 	}
 	for b := 0; b < m.C.Brokers; b++ {
-		if r := &s.B[b]; r.Role == model.RoleLeader && r.ISR&(1<<b) == 0 {
+		if r := &s.B[b]; r.Role == kafka.RoleLeader && r.ISR&(1<<b) == 0 {
 			return false
 		}
 	}
@@ -206,10 +210,10 @@ var OneLeaderPerEpoch = Descriptor{
 	Build: invariant("OneLeaderPerEpoch", oneLeaderPerEpoch, explainOneLeaderPerEpoch),
 }
 
-func oneLeaderPerEpoch(m *model.Model, s *model.State) bool {
+func oneLeaderPerEpoch(m *kafka.Model, s *kafka.State) bool {
 	var seen uint16
 	for b := 0; b < m.C.Brokers; b++ {
-		if r := &s.B[b]; r.Role == model.RoleLeader {
+		if r := &s.B[b]; r.Role == kafka.RoleLeader {
 			if seen&(1<<r.Epoch) != 0 {
 				return false
 			}
@@ -227,18 +231,18 @@ var HighWatermarkMonotonic = Descriptor{
 		"is min(leader's, own LEO) and may go down, so it is not checked",
 	Kind: checker.ActionProperty,
 	Ref:  "KIP-101 (high watermark); Partition.maybeIncrementLeaderHW",
-	Build: func(m *model.Model) checker.Property[model.State] {
-		return checker.Property[model.State]{Name: "HighWatermarkMonotonic", Kind: checker.ActionProperty,
-			Step: func(from *model.State, _ uint64, to *model.State) bool {
+	Build: func(m *kafka.Model) checker.Property[kafka.State] {
+		return checker.Property[kafka.State]{Name: "HighWatermarkMonotonic", Kind: checker.ActionProperty,
+			Step: func(from *kafka.State, _ uint64, to *kafka.State) bool {
 				for b := 0; b < m.C.Brokers; b++ {
 					x, y := &from.B[b], &to.B[b]
-					if x.Role == model.RoleLeader && y.Role == model.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
+					if x.Role == kafka.RoleLeader && y.Role == kafka.RoleLeader && x.Epoch == y.Epoch && y.HW < x.HW {
 						return false
 					}
 				}
 				return true
 			},
-			ExplainStep: func(from *model.State, _ uint64, to *model.State) string {
+			ExplainStep: func(from *kafka.State, _ uint64, to *kafka.State) string {
 				return explainHighWatermarkMonotonic(m, from, to)
 			}}
 	},
@@ -256,13 +260,13 @@ var AckedOnMinISR = Descriptor{
 		"on fewer replicas is lost by fewer failures than the producer was promised",
 	Kind: checker.ActionProperty,
 	Ref:  "TopicConfig.MIN_IN_SYNC_REPLICAS_DOC; Partition.appendRecordsToLeader, checkEnoughReplicasReachOffset",
-	Build: func(m *model.Model) checker.Property[model.State] {
-		return checker.Property[model.State]{Name: "AckedOnMinISR", Kind: checker.ActionProperty,
-			Step: func(from *model.State, _ uint64, to *model.State) bool {
+	Build: func(m *kafka.Model) checker.Property[kafka.State] {
+		return checker.Property[kafka.State]{Name: "AckedOnMinISR", Kind: checker.ActionProperty,
+			Step: func(from *kafka.State, _ uint64, to *kafka.State) bool {
 				_, _, ok := ackedOnFew(m, from, to)
 				return !ok
 			},
-			ExplainStep: func(from *model.State, _ uint64, to *model.State) string {
+			ExplainStep: func(from *kafka.State, _ uint64, to *kafka.State) string {
 				return explainAckedOnMinISR(m, from, to)
 			}}
 	},
@@ -270,7 +274,7 @@ var AckedOnMinISR = Descriptor{
 
 // ackedOnFew finds a record (id index) that the step from -> to acknowledges while fewer
 // than min_isr replicas hold it at its offset, with the set of those that do.
-func ackedOnFew(m *model.Model, from, to *model.State) (id int, holders uint8, ok bool) {
+func ackedOnFew(m *kafka.Model, from, to *kafka.State) (id int, holders uint8, ok bool) {
 	for id := 0; id < m.C.MaxRecords; id++ {
 		if from.Acked[id] != 0 || to.Acked[id] == 0 {
 			continue
@@ -325,7 +329,7 @@ var NoPhantomEpoch = Descriptor{
 	Build: invariant("NoPhantomEpoch", noPhantomEpoch, explainPhantomEpoch),
 }
 
-func noPhantomEpoch(m *model.Model, s *model.State) bool {
+func noPhantomEpoch(m *kafka.Model, s *kafka.State) bool {
 	for b := 0; b < m.C.Brokers; b++ {
 		if _, ok := s.B[b].PhantomEpoch(); ok {
 			return false
@@ -334,7 +338,7 @@ func noPhantomEpoch(m *model.Model, s *model.State) bool {
 	return true
 }
 
-func noMissingEpoch(m *model.Model, s *model.State) bool {
+func noMissingEpoch(m *kafka.Model, s *kafka.State) bool {
 	for b := 0; b < m.C.Brokers; b++ {
 		if !s.B[b].AnswersLogEpochs() {
 			return false
@@ -343,7 +347,7 @@ func noMissingEpoch(m *model.Model, s *model.State) bool {
 	return true
 }
 
-func epochCacheMatchesLog(m *model.Model, s *model.State) bool {
+func epochCacheMatchesLog(m *kafka.Model, s *kafka.State) bool {
 	for b := 0; b < m.C.Brokers; b++ {
 		if !s.B[b].CacheMatchesLog() {
 			return false
@@ -368,39 +372,39 @@ var FollowerEventuallyCatchesUp = Descriptor{
 
 // behind reports whether some live follower follows the controller's leader, which is live
 // and leading in that epoch, and has not reached the leader's log end offset.
-func behind(m *model.Model, s *model.State) bool { return behindFollower(m, s) >= 0 }
+func behind(m *kafka.Model, s *kafka.State) bool { return behindFollower(m, s) >= 0 }
 
 // behindFollower is the first such follower (broker index), or -1.
-func behindFollower(m *model.Model, s *model.State) int {
+func behindFollower(m *kafka.Model, s *kafka.State) int {
 	l, lr, ok := stableLeader(s)
 	if !ok {
 		return -1
 	}
 	for f := 0; f < m.C.Brokers; f++ {
 		r := &s.B[f]
-		if f != l && r.Alive && r.Role == model.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
+		if f != l && r.Alive && r.Role == kafka.RoleFollower && int(r.Leader) == l+1 && r.Epoch == lr.Epoch && r.LEO < lr.LEO {
 			return f
 		}
 	}
 	return -1
 }
 
-func followerCatchesUp(m *model.Model) checker.Property[model.State] {
-	return checker.Property[model.State]{Name: "FollowerEventuallyCatchesUp", Kind: checker.LeadsTo,
-		P:       func(s *model.State) bool { return behind(m, s) },
-		Q:       func(s *model.State) bool { return !behind(m, s) },
-		Explain: func(s *model.State) string { return explainBehind(m, s) }}
+func followerCatchesUp(m *kafka.Model) checker.Property[kafka.State] {
+	return checker.Property[kafka.State]{Name: "FollowerEventuallyCatchesUp", Kind: checker.LeadsTo,
+		P:       func(s *kafka.State) bool { return behind(m, s) },
+		Q:       func(s *kafka.State) bool { return !behind(m, s) },
+		Explain: func(s *kafka.State) string { return explainBehind(m, s) }}
 }
 
 // stableLeader returns the controller's leader (broker index) and its replica when that
 // broker is live and acts as leader in the controller's leader epoch.
-func stableLeader(s *model.State) (int, *model.Replica, bool) {
+func stableLeader(s *kafka.State) (int, *kafka.Replica, bool) {
 	l := int(s.Ctrl.Leader) - 1
 	if l < 0 {
 		return 0, nil, false
 	}
 	lr := &s.B[l]
-	if !lr.Alive || lr.Role != model.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
+	if !lr.Alive || lr.Role != kafka.RoleLeader || lr.Epoch != s.Ctrl.Epoch {
 		return 0, nil, false
 	}
 	return l, lr, true

@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"kmc/checker"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // Properties of KIP-966 (Eligible Leader Replicas) on the KRaft control plane
-// (model/kraft.go), as Vanlightly's KIP-966 specification states them
+// (model/kafka/kraft.go), as Vanlightly's KIP-966 specification states them
 // (kafka_data_replication/kraft/kip-966/kip_966_properties.tla, commit 823615e). Without
 // control_plane = kraft they hold trivially (no ELR).
 
@@ -24,9 +24,9 @@ var ValidControllerIsrAndElr = Descriptor{
 	Build: invariant("ValidControllerIsrAndElr", validIsrAndElr, explainIsrAndElr),
 }
 
-func validIsrAndElr(m *model.Model, s *model.State) bool { return isrAndElrProblem(m, s) == "" }
+func validIsrAndElr(m *kafka.Model, s *kafka.State) bool { return isrAndElrProblem(m, s) == "" }
 
-func isrAndElrProblem(m *model.Model, s *model.State) string {
+func isrAndElrProblem(m *kafka.Model, s *kafka.State) string {
 	k, c := &s.KR, &s.Ctrl
 	switch {
 	case k.ELR&c.ISR != 0:
@@ -39,7 +39,7 @@ func isrAndElrProblem(m *model.Model, s *model.State) string {
 	return ""
 }
 
-func explainIsrAndElr(m *model.Model, s *model.State) string {
+func explainIsrAndElr(m *kafka.Model, s *kafka.State) string {
 	return "the controller's " + isrAndElrProblem(m, s)
 }
 
@@ -55,11 +55,11 @@ var MinIsrRecoveryQuorum = Descriptor{
 	Build: invariant("MinIsrRecoveryQuorum", minIsrRecoveryQuorum, explainMinIsrRecoveryQuorum),
 }
 
-func minIsrRecoveryQuorum(m *model.Model, s *model.State) bool {
+func minIsrRecoveryQuorum(m *kafka.Model, s *kafka.State) bool {
 	return !m.ELR() || s.Ctrl.ISR != 0 || s.KR.ELR != 0 || popcount(s.KR.LastELR) == 1
 }
 
-func explainMinIsrRecoveryQuorum(m *model.Model, s *model.State) string {
+func explainMinIsrRecoveryQuorum(m *kafka.Model, s *kafka.State) string {
 	return fmt.Sprintf("ISR and ELR are empty and the last known ELR %s has %d members, not the last leader alone",
 		brokerSet(m, s.KR.LastELR), popcount(s.KR.LastELR))
 }
@@ -75,7 +75,7 @@ var LeaderCandidateCompleteness = Descriptor{
 	Build: invariant("LeaderCandidateCompleteness", candidatesComplete, explainCandidates),
 }
 
-func incompleteCandidate(m *model.Model, s *model.State) (id, b int, ok bool) {
+func incompleteCandidate(m *kafka.Model, s *kafka.State) (id, b int, ok bool) {
 	cand := s.Ctrl.ISR | s.KR.ELR
 	for id := 0; id < m.C.MaxRecords; id++ {
 		if s.Acked[id] == 0 {
@@ -95,12 +95,12 @@ func incompleteCandidate(m *model.Model, s *model.State) (id, b int, ok bool) {
 	return 0, 0, false
 }
 
-func candidatesComplete(m *model.Model, s *model.State) bool {
+func candidatesComplete(m *kafka.Model, s *kafka.State) bool {
 	_, _, bad := incompleteCandidate(m, s)
 	return !bad
 }
 
-func explainCandidates(m *model.Model, s *model.State) string {
+func explainCandidates(m *kafka.Model, s *kafka.State) string {
 	id, b, _ := incompleteCandidate(m, s)
 	off := s.Acked[id] - 1
 	where := "ISR"

@@ -4,29 +4,29 @@ import (
 	"strings"
 	"testing"
 
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // Reference: KIP-966. Each KIP-966 property is false, with its witness text, in a state
 // built to break it, and true in the initial state.
 func TestKIP966Properties(t *testing.T) {
-	c := model.DefaultConfig()
+	c := kafka.DefaultConfig()
 	c.KRaft, c.ELR, c.Brokers, c.MinISR, c.MaxRecords, c.Version = true, true, 3, 2, 1, "4.0.1"
-	m, err := model.New(c)
+	m, err := kafka.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	init := m.Init(nil)[0]
 	for _, tc := range []struct {
 		d      Descriptor
-		mutate func(s *model.State)
+		mutate func(s *kafka.State)
 		want   string
 	}{
-		{ValidControllerIsrAndElr, func(s *model.State) { s.KR.ELR = 1 << 2 }, "ELR {b3} and ISR {b1, b2, b3} share {b3}"},
-		{ValidControllerIsrAndElr, func(s *model.State) { s.Ctrl.ISR, s.KR.ELR = 3, 4 }, "has min.insync.replicas = 2 members but the ELR is {b3}"},
-		{ValidControllerIsrAndElr, func(s *model.State) { s.KR.Fenced = 1 }, "fenced {b1} is in the ISR"},
-		{MinIsrRecoveryQuorum, func(s *model.State) { s.Ctrl.ISR, s.KR.LastELR = 0, 3 }, "the last known ELR {b1, b2} has 2 members, not the last leader alone"},
-		{LeaderCandidateCompleteness, func(s *model.State) { s.Acked[0], s.Ctrl.ISR, s.KR.ELR = 1, 1, 2 }, "r1 was acknowledged at offset 0; b1, in the controller's ISR"},
+		{ValidControllerIsrAndElr, func(s *kafka.State) { s.KR.ELR = 1 << 2 }, "ELR {b3} and ISR {b1, b2, b3} share {b3}"},
+		{ValidControllerIsrAndElr, func(s *kafka.State) { s.Ctrl.ISR, s.KR.ELR = 3, 4 }, "has min.insync.replicas = 2 members but the ELR is {b3}"},
+		{ValidControllerIsrAndElr, func(s *kafka.State) { s.KR.Fenced = 1 }, "fenced {b1} is in the ISR"},
+		{MinIsrRecoveryQuorum, func(s *kafka.State) { s.Ctrl.ISR, s.KR.LastELR = 0, 3 }, "the last known ELR {b1, b2} has 2 members, not the last leader alone"},
+		{LeaderCandidateCompleteness, func(s *kafka.State) { s.Acked[0], s.Ctrl.ISR, s.KR.ELR = 1, 1, 2 }, "r1 was acknowledged at offset 0; b1, in the controller's ISR"},
 	} {
 		p := tc.d.Build(m)
 		if !p.State(&init) {

@@ -2,7 +2,7 @@ package invariants
 
 import (
 	"kmc/checker"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // PreferredLeaderRestored: leadership left broker 1, the preferred replica, and came back.
@@ -17,17 +17,17 @@ var PreferredLeaderRestored = Descriptor{
 	Build: sometimes("PreferredLeaderRestored", preferredLeaderRestored, explainPreferredLeader),
 }
 
-func preferredLeaderRestored(m *model.Model, s *model.State) bool {
+func preferredLeaderRestored(m *kafka.Model, s *kafka.State) bool {
 	r := &s.B[0]
-	return s.Ctrl.Leader == 1 && s.Ctrl.Epoch > 2 && r.Alive && r.Role == model.RoleLeader && r.Epoch == s.Ctrl.Epoch
+	return s.Ctrl.Leader == 1 && s.Ctrl.Epoch > 2 && r.Alive && r.Role == kafka.RoleLeader && r.Epoch == s.Ctrl.Epoch
 }
 
 // sometimes builds a Sometimes property; explain describes a state in which f is false (a
 // Sometimes property has no counterexample trace: its explanation serves tests and tools).
-func sometimes(name string, f func(m *model.Model, s *model.State) bool, explain func(m *model.Model, s *model.State) string) func(m *model.Model) checker.Property[model.State] {
-	return func(m *model.Model) checker.Property[model.State] {
-		return checker.Property[model.State]{Name: name, Kind: checker.Sometimes,
-			State:   func(s *model.State) bool { return f(m, s) },
-			Explain: func(s *model.State) string { return explain(m, s) }}
+func sometimes(name string, f func(m *kafka.Model, s *kafka.State) bool, explain func(m *kafka.Model, s *kafka.State) string) func(m *kafka.Model) checker.Property[kafka.State] {
+	return func(m *kafka.Model) checker.Property[kafka.State] {
+		return checker.Property[kafka.State]{Name: name, Kind: checker.Sometimes,
+			State:   func(s *kafka.State) bool { return f(m, s) },
+			Explain: func(s *kafka.State) string { return explain(m, s) }}
 	}
 }

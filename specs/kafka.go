@@ -6,7 +6,7 @@ import (
 
 	"kmc/checker"
 	"kmc/invariants"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // Fix switches of the kafka family.
@@ -58,7 +58,7 @@ func kafkaFamily() Family {
 	for _, d := range invariants.All() {
 		props = append(props, PropertyInfo{Name: d.Name, Doc: d.Doc, Kind: d.Kind, Ref: d.Ref})
 	}
-	def := model.DefaultConfig()
+	def := kafka.DefaultConfig()
 	fault := func(name, doc string) Param {
 		return Param{Name: name, Doc: doc, Kind: Int, Min: 0, Max: 15, Default: 0, Kinds: faultKinds[name]}
 	}
@@ -70,31 +70,31 @@ func kafkaFamily() Family {
 	return Family{
 		Name: "kafka",
 		// The log grid is what a Kafka engineer reads first (README: Reading a Kafka trace).
-		Views: model.ViewNames, DefaultView: "logs",
+		Views: kafka.ViewNames, DefaultView: "logs",
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
 			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller, the " +
 			"ZooKeeper control plane with up to three controller incarnations (controllers) or the KRaft control plane " +
 			"(control_plane = kraft: metadata log, broker registration and fencing, KIP-966 ELR), crashes, per Kafka " +
 			"release line (version)",
 		Constants: []Param{
-			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: model.MaxBrokers, Default: def.Brokers},
-			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: def.MinISR},
-			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: model.MaxLog, Default: def.MaxRecords},
-			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (README: Model bounds are cuts)", Kind: Int, Min: 1, Max: model.MaxEpoch, Default: def.MaxEpoch},
-			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: model.MaxFetch, Default: def.MaxFetchRecords},
+			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: kafka.MaxBrokers, Default: def.Brokers},
+			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: kafka.MaxBrokers, Default: def.MinISR},
+			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: kafka.MaxLog, Default: def.MaxRecords},
+			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (README: Model bounds are cuts)", Kind: Int, Min: 1, Max: kafka.MaxEpoch, Default: def.MaxEpoch},
+			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: kafka.MaxFetch, Default: def.MaxFetchRecords},
 			{Name: "version", Doc: "Kafka release line whose mechanisms and fixes the model has (kmc list kafka shows each profile); it fixes the truncation strategy",
-				Kind: Enum, Enum: model.VersionNames(), Default: index(model.VersionNames(), model.DefaultVersion)},
+				Kind: Enum, Enum: kafka.VersionNames(), Default: index(kafka.VersionNames(), kafka.DefaultVersion)},
 			{Name: "controllers", Doc: "controller incarnations; 2 or more turn on the ZooKeeper-era control plane (metadata store, failover, zombies)",
-				Kind: Int, Min: 1, Max: model.MaxControllers, Default: 1},
-			{Name: "control_plane", Doc: "zookeeper: the single controller (controllers = 1) or the ZooKeeper-era plane (controllers >= 2); kraft: the KRaft plane (metadata log replayed by each broker, registration, heartbeats, fencing, quorum leader changes; version >= 3.3; model/kraft.go)",
+				Kind: Int, Min: 1, Max: kafka.MaxControllers, Default: 1},
+			{Name: "control_plane", Doc: "zookeeper: the single controller (controllers = 1) or the ZooKeeper-era plane (controllers >= 2); kraft: the KRaft plane (metadata log replayed by each broker, registration, heartbeats, fencing, quorum leader changes; version >= 3.3; model/kafka/kraft.go)",
 				Kind: Enum, Enum: ControlPlaneNames, Default: 0, Quiet: true},
-			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: model.MaxBrokers, Default: 1},
+			{Name: "controller_broker", Doc: "broker that hosts the first controller (with controllers >= 2)", Kind: Int, Min: 1, Max: kafka.MaxBrokers, Default: 1},
 			{Name: "unclean_election", Doc: "unclean.leader.election.enable: with no live ISR member the controller elects a live out-of-sync replica, ISR = {it} (every version; default false since 0.11, KIP-106)",
 				Kind: Bool, Default: 0, Quiet: true},
 			{Name: "controller_host_crash", Doc: "crash, unclean_crash, power_loss and controlled_shutdown may stop the active controller's host; the controller dies with it and another broker is elected (needs controllers >= 2)",
 				Kind: Bool, Default: 0, Quiet: true},
 			{Name: "record_sizes", Doc: "record sizes in bytes, by record id, for reads by file position: uniform (all equal: reads are record-aligned), varied (odd ids 1 unit, even 2), distinct (record n is n units)",
-				Kind: Enum, Enum: model.RecordSizeNames, Default: def.RecordSizes, Quiet: true},
+				Kind: Enum, Enum: kafka.RecordSizeNames, Default: def.RecordSizes, Quiet: true},
 		},
 		Faults: []Param{
 			fault("crash", "controlled shutdowns and restarts (no log recovery; from 3.8 a pending checkpoint write of a truncation may be lost)"),
@@ -107,7 +107,7 @@ func kafkaFamily() Family {
 			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
 			mechanism("controlled_shutdown", "controlled shutdowns: the controller moves the broker's leadership to another live ISR member and drops it from the ISR, then it stops cleanly and can restart (every version)"),
 			mechanism("preferred_election", "preferred-replica elections: leadership to broker 1 when it is live, in the ISR and not leader (auto.leader.rebalance.enable; every version)"),
-			{Name: "quorum_failover", Kind: Int, Min: 0, Max: model.MaxQuorumEpoch - 1, Quiet: true, Doc: "KRaft controller quorum leader changes: the old active controller cannot commit and answers NOT_CONTROLLER once it would write; it renounces later (needs control_plane = kraft)"},
+			{Name: "quorum_failover", Kind: Int, Min: 0, Max: kafka.MaxQuorumEpoch - 1, Quiet: true, Doc: "KRaft controller quorum leader changes: the old active controller cannot commit and answers NOT_CONTROLLER once it would write; it renounces later (needs control_plane = kraft)"},
 			mechanism("control_loss", "lost AlterPartition requests or responses; the broker re-queues and resends the request (needs controllers >= 2 and version >= 2.8)"),
 		},
 		Switches: []Switch{
@@ -125,22 +125,22 @@ func kafkaFamily() Family {
 		},
 		Properties: props,
 		Versions:   kafkaVersions(),
-		Variables:  kafkaTerms(kafkaVarNames(), model.VarDocs),
-		Actions:    kafkaTerms((&model.Model{}).ActionKinds(), model.KindDocs),
+		Variables:  kafkaTerms(kafkaVarNames(), kafka.VarDocs),
+		Actions:    kafkaTerms((&kafka.Model{}).ActionKinds(), kafka.KindDocs),
 		Guards:     kafkaGuards(),
 		Build:      buildKafka,
 		DefaultSymmetry: func(cfg Config) bool {
-			m, err := model.New(KafkaConfig(cfg))
+			m, err := kafka.New(KafkaConfig(cfg))
 			return err == nil && bits.OnesCount8(m.Interchangeable()) >= 2 && !anyLiveness(cfg.Properties)
 		},
-		// model/symmetry.go, order.go: every election takes the first candidate in assignment
+		// model/kafka/symmetry.go, order.go: every election takes the first candidate in assignment
 		// order, so the search under symmetry leaves the order open and elections reveal it.
 		Symmetry:     true,
-		SymmetryNote: "on by default for safety checks where two or more brokers are interchangeable (--symmetry=false, options.symmetry = false: off): brokers 2..N, or with controllers >= 2 those below and those above controller_broker, each among themselves; where an election can compare brokers (a broker stops, controllers >= 2, kraft) the search leaves the assignment order open, each election revealing it, and renames the trace to the order 1..N; liveness: refused; see model/symmetry.go and model/order.go",
+		SymmetryNote: "on by default for safety checks where two or more brokers are interchangeable (--symmetry=false, options.symmetry = false: off): brokers 2..N, or with controllers >= 2 those below and those above controller_broker, each among themselves; where an election can compare brokers (a broker stops, controllers >= 2, kraft) the search leaves the assignment order open, each election revealing it, and renames the trace to the order 1..N; liveness: refused; see model/kafka/symmetry.go and model/kafka/order.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
 				found := false
-				for _, n := range model.FixNames {
+				for _, n := range kafka.FixNames {
 					found = found || n == name
 				}
 				if !found {
@@ -157,10 +157,10 @@ func kafkaFamily() Family {
 }
 
 // KafkaConfig is the model configuration a resolved spec configuration describes.
-func KafkaConfig(cfg Config) model.Config {
+func KafkaConfig(cfg Config) kafka.Config {
 	v := cfg.Values
 	mutate, _ := kafkaGuardBits(cfg) // an unknown name: Validate's error
-	return model.Config{
+	return kafka.Config{
 		Brokers: v["brokers"], MinISR: v["min_isr"], MaxRecords: v["max_records"],
 		MaxEpoch: v["max_epoch"], MaxFetchRecords: v["max_fetch_records"],
 		Version: versionName(v["version"]), Without: withoutBits(cfg.Without),
@@ -181,15 +181,15 @@ func KafkaConfig(cfg Config) model.Config {
 
 func kafkaGuards() []GuardInfo {
 	var out []GuardInfo
-	for _, g := range model.Guards {
+	for _, g := range kafka.Guards {
 		out = append(out, GuardInfo{Name: g.Name, Doc: g.Doc, Ref: g.Kafka})
 	}
 	return out
 }
 
-// versionName is the name of the version at index i of model.VersionNames.
+// versionName is the name of the version at index i of kafka.VersionNames.
 func versionName(i int) string {
-	names := model.VersionNames()
+	names := kafka.VersionNames()
 	if i < 0 || i >= len(names) {
 		return "?"
 	}
@@ -199,7 +199,7 @@ func versionName(i int) string {
 // withoutBits maps the fixes a check takes out of its release line to the model's bits.
 func withoutBits(without map[string]bool) uint8 {
 	var b uint8
-	for bit, name := range model.FixNames {
+	for bit, name := range kafka.FixNames {
 		if without[name] {
 			b |= bit
 		}
@@ -221,11 +221,11 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 	if _, err := kafkaGuardBits(cfg); err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	m, err := model.New(KafkaConfig(cfg))
+	m, err := kafka.New(KafkaConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	var props []checker.Property[model.State]
+	var props []checker.Property[kafka.State]
 	for _, name := range cfg.Properties {
 		d, ok := invariants.ByName(name)
 		if !ok {
@@ -233,19 +233,19 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, d.Build(m))
 	}
-	return bind[model.State](m, props, cfg), nil
+	return bind[kafka.State](m, props, cfg), nil
 }
 
 // The Kafka model reports the steps its bounds cut (max_epoch, max_records, fault budgets).
-var _ checker.Bounded[model.State] = (*model.Model)(nil)
+var _ checker.Bounded[kafka.State] = (*kafka.Model)(nil)
 
 func kafkaVersions() []VersionInfo {
 	var out []VersionInfo
-	for _, p := range model.Profiles {
+	for _, p := range kafka.Profiles {
 		out = append(out, VersionInfo{Name: p.Name, Release: p.Release, Has: p.Mechanisms()})
 	}
-	for _, l := range model.Lines {
-		p, _ := model.ProfileByName(l[1])
+	for _, l := range kafka.Lines {
+		p, _ := kafka.ProfileByName(l[1])
 		out = append(out, VersionInfo{Name: l[0], Release: p.Release, Alias: l[1], Has: p.Mechanisms()})
 	}
 	return out
@@ -253,13 +253,13 @@ func kafkaVersions() []VersionInfo {
 
 // kafkaVarNames are the Kafka model's variables, with the control plane's besides.
 func kafkaVarNames() []string {
-	single, _ := model.New(model.DefaultConfig())
-	cfg := model.DefaultConfig()
+	single, _ := kafka.New(kafka.DefaultConfig())
+	cfg := kafka.DefaultConfig()
 	cfg.Controllers = 2
-	cp, _ := model.New(cfg)
-	cfg = model.DefaultConfig()
+	cp, _ := kafka.New(cfg)
+	cfg = kafka.DefaultConfig()
 	cfg.KRaft = true
-	kr, _ := model.New(cfg)
+	kr, _ := kafka.New(cfg)
 	names := append([]string{}, single.Vars()...)
 	for _, n := range append(cp.Vars(), kr.Vars()...) {
 		if !contains(names, n) {
@@ -279,5 +279,5 @@ func kafkaTerms(names []string, docs map[string]string) []Term {
 
 // kafkaGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
 func kafkaGuardBits(cfg Config) (uint32, error) {
-	return guardBits(cfg.Mutate, len(model.Guards), func(g int) string { return model.Guards[g].Name })
+	return guardBits(cfg.Mutate, len(kafka.Guards), func(g int) string { return kafka.Guards[g].Name })
 }

@@ -7,7 +7,7 @@ import (
 
 	"kmc/checker"
 	"kmc/invariants"
-	"kmc/model"
+	"kmc/model/kafka"
 )
 
 // Reference: issue 11 (simulation). Random walks through the seed specs' models, with the
@@ -90,12 +90,12 @@ func containsName(list []string, s string) bool {
 // path's next step (elsewhere every step), so that a walk follows the path. NextCut, which
 // liveness uses for fairness, is the model's own: the lasso is judged on the real model.
 type guided struct {
-	*model.Model
+	*kafka.Model
 	next map[string]int // encoding of a path state -> index of its step in acts
 	acts []string
 }
 
-func newGuided(t *testing.T, m *model.Model, path []string) guided {
+func newGuided(t *testing.T, m *kafka.Model, path []string) guided {
 	t.Helper()
 	g := guided{Model: m, next: map[string]int{}, acts: path}
 	st := m.Init(nil)[0]
@@ -116,7 +116,7 @@ func newGuided(t *testing.T, m *model.Model, path []string) guided {
 	return g
 }
 
-func (g guided) Next(s *model.State, succ []model.State, acts []uint64) ([]model.State, []uint64) {
+func (g guided) Next(s *kafka.State, succ []kafka.State, acts []uint64) ([]kafka.State, []uint64) {
 	start := len(succ)
 	succ, acts = g.Model.Next(s, succ, acts)
 	k, ok := g.next[string(g.Model.Encode(s, nil))]
@@ -135,7 +135,7 @@ func (g guided) Next(s *model.State, succ []model.State, acts []uint64) ([]model
 // guidedBounded is guided with the model's bounds, so that cut steps count for fairness.
 type guidedBounded struct {
 	guided
-	checker.Bounded[model.State]
+	checker.Bounded[kafka.State]
 }
 
 // TestSimulateFollowsCounterexample: a walk along the exhaustive engine's counterexample
@@ -172,18 +172,18 @@ func TestSimulateFollowsCounterexample(t *testing.T) {
 	}
 	for _, tc := range tests {
 		s, c := loadCheck(t, tc.path, "buggy")
-		m, err := model.New(KafkaConfig(c.Config))
+		m, err := kafka.New(KafkaConfig(c.Config))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var props []checker.Property[model.State]
+		var props []checker.Property[kafka.State]
 		for _, name := range c.Config.Properties {
 			d, _ := invariants.ByName(name)
 			props = append(props, d.Build(m))
 		}
 		steps := strings.Fields(tc.steps)
 		g := guidedBounded{newGuided(t, m, steps), m}
-		got := checker.Simulate[model.State](g, props, checker.SimOptions{Seed: 1, Runs: 3, Workers: 1})
+		got := checker.Simulate[kafka.State](g, props, checker.SimOptions{Seed: 1, Runs: 3, Workers: 1})
 		if got.Verdict != checker.Violated || got.Property != tc.prop || got.Run != 0 {
 			t.Fatalf("%s: got %s %q walk %d, want violated %s by walk 0", tc.path, got.Verdict, got.Property, got.Run, tc.prop)
 		}

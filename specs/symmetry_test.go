@@ -178,7 +178,7 @@ func TestUnreducedOnlyForOK(t *testing.T) {
 }
 
 // TestDeferredSymmetrySameVerdicts: every check of the suite that runs under symmetry with
-// the assignment order left open (model/order.go: a broker can stop, or the control plane
+// the assignment order left open (model/kafka/order.go: a broker can stop, or the control plane
 // elects) gives the plain search's verdict, property and, for a violation, counterexample
 // length (breadth-first, both find a shortest one); its trace is a behaviour of the plain
 // model that replays and violates the property; it explores fewer states. Reference:

@@ -99,7 +99,7 @@ func TestWhyInterrupted(t *testing.T) {
 	if code != exitIncomplete {
 		t.Errorf("exit: got %d, want %d\n%s%s", code, exitIncomplete, out, errs)
 	}
-	for _, w := range []string{"interrupted after 0 of 8 variants\n", "No switch turned alone"} {
+	for _, w := range []string{"interrupted after 0 of 11 variants\n", "No switch turned alone"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("stdout: got\n%s\nwant it to hold %q", out, w)
 		}
