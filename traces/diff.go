@@ -48,29 +48,16 @@ func diffCanon(path string, old, new Value, forText bool) []Change {
 	case old.Kind == MapValue && new.Kind == MapValue:
 		// Both sorted by key: a merge, keys in order, an old key before an equal new one.
 		var out []Change
-		i, j := 0, 0
-		for i < len(old.Keys) || j < len(new.Keys) {
-			c := 0
-			switch {
-			case i == len(old.Keys):
-				c = 1
-			case j == len(new.Keys):
-				c = -1
-			default:
-				c = Compare(old.Keys[i], new.Keys[j])
-			}
+		merge(old.Keys, new.Keys, func(i, j, c int) {
 			switch {
 			case c < 0:
 				out = append(out, Change{Path: path + "[" + old.Keys[i].String() + "]", Op: "removed"})
-				i++
 			case c > 0:
 				out = append(out, Change{Path: path + "[" + new.Keys[j].String() + "]", Op: "=", Val: new.Elems[j]})
-				j++
 			default:
 				out = append(out, diffCanon(path+"["+new.Keys[j].String()+"]", old.Elems[i], new.Elems[j], forText)...)
-				i, j = i+1, j+1
 			}
-		}
+		})
 		return out
 	case old.Kind == RecordValue && new.Kind == RecordValue && sameFields(old, new):
 		var out []Change
@@ -82,28 +69,14 @@ func diffCanon(path string, old, new Value, forText bool) []Change {
 		// Both sorted, without duplicates: the elements added, then those removed, each in
 		// order.
 		var added, removed []Change
-		i, j := 0, 0
-		for i < len(old.Elems) || j < len(new.Elems) {
-			c := 0
-			switch {
-			case i == len(old.Elems):
-				c = 1
-			case j == len(new.Elems):
-				c = -1
-			default:
-				c = Compare(old.Elems[i], new.Elems[j])
-			}
+		merge(old.Elems, new.Elems, func(i, j, c int) {
 			switch {
 			case c < 0:
 				removed = append(removed, Change{Path: path, Op: "-=", Val: old.Elems[i]})
-				i++
 			case c > 0:
 				added = append(added, Change{Path: path, Op: "+=", Val: new.Elems[j]})
-				j++
-			default:
-				i, j = i+1, j+1
 			}
-		}
+		})
 		return append(added, removed...)
 	case forText && old.Kind == SeqValue && new.Kind == SeqValue:
 		if out, ok := seqDiff(path, old.Elems, new.Elems); ok {
@@ -111,6 +84,30 @@ func diffCanon(path string, old, new Value, forText bool) []Change {
 		}
 	}
 	return []Change{{Path: path, Op: "=", Val: new}}
+}
+
+// merge walks two sorted lists of values together, calling f for each step with the
+// positions and how a[i] compares with b[j]: < 0 when a[i] comes first (a's alone), > 0
+// when b[j] does (b's alone), 0 for equal values (both).
+func merge(a, b []Value, f func(i, j, c int)) {
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		c := 0
+		switch {
+		case i == len(a):
+			c = 1
+		case j == len(b):
+			c = -1
+		default:
+			c = Compare(a[i], b[j])
+		}
+		f(i, j, c)
+		if c <= 0 {
+			i++
+		}
+		if c >= 0 {
+			j++
+		}
+	}
 }
 
 // seqDiff lists the changes of a sequence index by index: elements changed in place (each

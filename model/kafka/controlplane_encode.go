@@ -47,16 +47,8 @@ func (m *Model) encodeCP(s *State, buf []byte) []byte {
 
 func (m *Model) decodeCP(buf []byte, s *State) error {
 	p := &s.CP
-	i, short := 0, false
-	next := func() uint8 {
-		if i >= len(buf) {
-			short = true
-			return 0
-		}
-		v := buf[i]
-		i++
-		return v
-	}
+	r := &byteReader{buf: buf}
+	next := r.next
 	v := next()
 	p.Writer, p.CEpoch = v>>4, v&15
 	v = next()
@@ -87,7 +79,7 @@ func (m *Model) decodeCP(buf []byte, s *State) error {
 			c.Q[q] = next()
 		}
 	}
-	if short {
+	if r.short {
 		return errShort
 	}
 	return nil

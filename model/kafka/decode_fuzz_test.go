@@ -80,3 +80,16 @@ func FuzzDecodeChecked(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeAllocationFree: the bounds-checked Decode, on the engine's hot path, allocates
+// nothing.
+func TestDecodeAllocationFree(t *testing.T) {
+	for _, c := range decodeConfigs() {
+		m, states := reachable(t, c, 200)
+		enc := m.Encode(&states[len(states)-1], nil)
+		var s State
+		if a := testing.AllocsPerRun(100, func() { m.Decode(enc, &s) }); a != 0 {
+			t.Errorf("%+v: Decode allocates %v times", c, a)
+		}
+	}
+}

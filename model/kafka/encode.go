@@ -132,16 +132,8 @@ var errShort = errors.New("the encoding ends early")
 // its array.
 func (m *Model) decode(buf []byte, s *State) error {
 	*s = State{}
-	p, short := 0, false
-	next := func() uint8 {
-		if p >= len(buf) {
-			short = true
-			return 0
-		}
-		v := buf[p]
-		p++
-		return v
-	}
+	r := &byteReader{buf: buf}
+	next := r.next
 	s.Written = next()
 	open := s.Written&128 != 0
 	s.Written &^= 128
@@ -242,18 +234,36 @@ func (m *Model) decode(buf []byte, s *State) error {
 			g.Offs[k] = next()
 		}
 	}
-	if short {
+	if r.short {
 		return errShort
 	}
 	if m.cp() {
-		if err := m.decodeCP(buf[p:], s); err != nil {
+		if err := m.decodeCP(buf[r.i:], s); err != nil {
 			return err
 		}
 	}
 	if m.kraft() {
-		return m.decodeKR(buf[p:], s)
+		return m.decodeKR(buf[r.i:], s)
 	}
 	return nil
+}
+
+// byteReader reads an encoding a byte at a time; past its end it reads 0 and records that
+// the encoding ended early.
+type byteReader struct {
+	buf   []byte
+	i     int
+	short bool
+}
+
+func (r *byteReader) next() uint8 {
+	if r.i >= len(r.buf) {
+		r.short = true
+		return 0
+	}
+	v := r.buf[r.i]
+	r.i++
+	return v
 }
 
 // Variables, in Vars order.

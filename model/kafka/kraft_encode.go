@@ -32,16 +32,8 @@ func (m *Model) encodeKR(s *State, buf []byte) []byte {
 
 func (m *Model) decodeKR(buf []byte, s *State) error {
 	k := &s.KR
-	i, short := 0, false
-	next := func() uint8 {
-		if i >= len(buf) {
-			short = true
-			return 0
-		}
-		v := buf[i]
-		i++
-		return v
-	}
+	r := &byteReader{buf: buf}
+	next := r.next
 	if k.N = next(); int(k.N) > len(k.Log) {
 		return errCount
 	}
@@ -73,7 +65,7 @@ func (m *Model) decodeKR(buf []byte, s *State) error {
 			o.BEpoch[b] = next()
 		}
 	}
-	if short {
+	if r.short {
 		return errShort
 	}
 	return nil

@@ -46,25 +46,7 @@ func TestDecodeChecked(t *testing.T) {
 // encodings of reachable states.
 func FuzzDecodeChecked(f *testing.F) {
 	m := New(3)
-	var states []State
-	seen := map[string]bool{}
-	level := m.Init(nil)
-	var succ []State
-	var acts []uint64
-	for len(level) > 0 && len(states) < 300 {
-		var next []State
-		for i := range level {
-			k := string(m.Encode(&level[i], nil))
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			states = append(states, level[i])
-			succ, acts = m.Next(&level[i], succ[:0], acts[:0])
-			next = append(next, succ...)
-		}
-		level = next
-	}
+	_, states, _, _ := modelSearch(f, m)
 	for i := 0; i < len(states); i += 7 {
 		f.Add(m.Encode(&states[i], nil))
 	}
