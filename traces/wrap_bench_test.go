@@ -9,21 +9,26 @@ import (
 	"kmc/checker"
 )
 
-// largeSetTrace is a trace of two states whose variable s is a set of n strings, filled from
-// empty in the second state (so that the set prints whole, wrapped, in both renderings).
-func largeSetTrace(n int) *checker.Trace {
+// setOf is the ITF of the set of the n strings "element-lo" to "element-(lo+n-1)".
+func setOf(lo, n int) string {
 	var b strings.Builder
 	b.WriteString(`{"#set":[`)
-	for i := range n {
-		if i > 0 {
+	for i := lo; i < lo+n; i++ {
+		if i > lo {
 			b.WriteByte(',')
 		}
 		b.WriteString(`"element-` + strconv.Itoa(i) + `"`)
 	}
 	b.WriteString(`]}`)
+	return b.String()
+}
+
+// largeSetTrace is a trace of two states whose variable s is a set of n strings, filled from
+// empty in the second state (so that the set prints whole, wrapped, in both renderings).
+func largeSetTrace(n int) *checker.Trace {
 	return &checker.Trace{Property: "P", Vars: []string{"s"}, Loop: -1, States: []checker.TraceState{
 		{Values: []string{`{"#set":[]}`}},
-		{Action: "Fill", Kind: "Fill", Values: []string{b.String()}},
+		{Action: "Fill", Kind: "Fill", Values: []string{setOf(0, n)}},
 	}}
 }
 
@@ -61,21 +66,9 @@ func BenchmarkWrapLine(b *testing.B) {
 // setTrace is a trace of two states whose set s of n strings loses one element and gains
 // another: Text prints the two changes, found by comparing the sets.
 func setTrace(n int) *checker.Trace {
-	set := func(lo int) string {
-		var b strings.Builder
-		b.WriteString(`{"#set":[`)
-		for i := lo; i < lo+n; i++ {
-			if i > lo {
-				b.WriteByte(',')
-			}
-			b.WriteString(`"element-` + strconv.Itoa(i) + `"`)
-		}
-		b.WriteString(`]}`)
-		return b.String()
-	}
 	return &checker.Trace{Property: "P", Vars: []string{"s"}, Loop: -1, States: []checker.TraceState{
-		{Values: []string{set(0)}},
-		{Action: "Shift", Kind: "Shift", Values: []string{set(1)}},
+		{Values: []string{setOf(0, n)}},
+		{Action: "Shift", Kind: "Shift", Values: []string{setOf(1, n)}},
 	}}
 }
 
