@@ -177,7 +177,9 @@ func canonical(v Value) Value {
 			elems[i] = canonical(e)
 		}
 		if v.Kind == SetValue {
-			sort.SliceStable(elems, func(i, j int) bool { return Compare(elems[i], elems[j]) < 0 })
+			if !inOrder(elems) {
+				sort.SliceStable(elems, func(i, j int) bool { return Compare(elems[i], elems[j]) < 0 })
+			}
 			k := 1
 			for i := 1; i < len(elems); i++ {
 				if Compare(elems[i], elems[k-1]) != 0 {

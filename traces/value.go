@@ -342,10 +342,24 @@ func (v Value) write(b *strings.Builder) {
 	}
 }
 
+// sortedElems is elems sorted (Compare), a sorted copy unless they are in order already.
 func sortedElems(elems []Value) []Value {
+	if inOrder(elems) {
+		return elems
+	}
 	out := append([]Value(nil), elems...)
 	sort.SliceStable(out, func(i, j int) bool { return Compare(out[i], out[j]) < 0 })
 	return out
+}
+
+// inOrder reports whether elems are sorted (Compare), as a model writes its sets.
+func inOrder(elems []Value) bool {
+	for i := 1; i < len(elems); i++ {
+		if Compare(elems[i-1], elems[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Compare orders values: by kind, then integers numerically, strings and booleans
