@@ -1,7 +1,7 @@
 package traces
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 
 	"kmc/checker"
@@ -178,7 +178,7 @@ func canonical(v Value) Value {
 		}
 		if v.Kind == SetValue {
 			if !inOrder(elems) {
-				sort.SliceStable(elems, func(i, j int) bool { return Compare(elems[i], elems[j]) < 0 })
+				slices.SortStableFunc(elems, Compare)
 			}
 			k := 1
 			for i := 1; i < len(elems); i++ {
@@ -199,7 +199,7 @@ func canonical(v Value) Value {
 		for i := range idx {
 			idx[i], keys[i] = i, canonical(v.Keys[i])
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return Compare(keys[idx[a]], keys[idx[b]]) < 0 })
+		slices.SortStableFunc(idx, func(a, b int) int { return Compare(keys[a], keys[b]) })
 		m := Value{Kind: MapValue}
 		for n, i := range idx {
 			if n > 0 && Compare(keys[i], m.Keys[len(m.Keys)-1]) == 0 {

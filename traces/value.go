@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -348,7 +349,7 @@ func sortedElems(elems []Value) []Value {
 		return elems
 	}
 	out := append([]Value(nil), elems...)
-	sort.SliceStable(out, func(i, j int) bool { return Compare(out[i], out[j]) < 0 })
+	slices.SortStableFunc(out, Compare)
 	return out
 }
 
