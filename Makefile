@@ -11,26 +11,47 @@ DEMO_SPEC  ?= specs/kafka-18723.toml
 DEMO_CHECK ?= buggy
 DEMO_OUT   ?= out/demo
 
-.PHONY: all build test verify bench fuzz demo clean browser
+# make conformance / conformance-walks: Kafka releases and walks (README, "Conformance").
+CONFORM_SEEDS    := kafka-18723:buggy kafka-18991:v3-9 kafka-phantom-epoch:shutdown-window kafka-phantom-epoch:kill \
+                    kafka-phantom-epoch:v4-1 kafka-13141:v2-8 kafka-13077-precondition:power-loss-2-8 kafka-13077:buggy
+# One release of each served line (3.9.0 before PR 18852 and KAFKA-18991, 4.0.0 before both too).
+CONFORM_RELEASES ?= 3.9.0 3.9.2 4.0.0 4.0.2 4.1.2 4.2.1 4.3.2 4.4.0
+CONFORM_WALKS    ?= 60
+CONFORM_SEED     ?= 1
+# Two walk configurations of the Kafka model's data plane: 3 brokers with varied record sizes, 2
+# brokers with distinct ones; every fault (crash, kill, power loss, lag, message loss, leader changes).
+CONFORM_FAULTS   := --set crash=1 --set unclean_crash=1 --set power_loss=1 --set lag=1 --set message_loss=1 \
+                    --set leader_change=2 --set max_epoch=3 --set max_fetch_records=2
+CONFORM_WALK3    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set record_sizes=varied
+CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set brokers=2 --set record_sizes=distinct
+
+.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools
 
 all: build
 
 build:
 	$(GO) build -o $(KMC) ./cmd/kmc
 
-# Every unit, golden and model test, then the regression suite of spec files.
-test: browser
+# Every unit, golden and model test, then the regression suite of spec files. It installs
+# nothing: the browser tests (the HTML report, kmc explore) run where chromium is installed
+# and skip in one line where it is not (make browser-test installs it and runs them).
+test:
 	KMC_BROWSER_TESTS=$${KMC_BROWSER_TESTS:-$$(command -v chromium >/dev/null && echo 1)} $(GO) test ./...
 	$(GO) run ./cmd/kmc suite specs/
 
-# The HTML report is tested in real headless Chromium (Debian's package); install it when
-# it is missing and this is a Debian machine where we are root. Without it the browser test
-# skips, unless KMC_BROWSER_TESTS=1 is set (as .ci/run does), which makes it fail instead.
+# The HTML report and kmc explore's page are tested in real headless Chromium (Debian's
+# package): make browser installs it when it is missing and this is a Debian machine where
+# we are root (.ci/run does the same). Without it the browser tests skip, unless
+# KMC_BROWSER_TESTS=1 is set (as .ci/run does), which makes them fail instead.
 browser:
 	@if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-		echo "installing chromium for the HTML report test"; \
+		echo "installing chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+
+# The browser tests alone, in Chromium (installed first when missing, as make browser does).
+browser-test: browser
+	KMC_BROWSER_TESTS=1 $(GO) test -count=1 -v -run 'Browser|InChromium' ./explore/ ./traces/
 
 # gofmt, go vet, go.mod tidy, and the import rules of README.md's Packages: model/... and
 # checker import only the standard library; nothing imports a command (cmd/...) but the
@@ -71,5 +92,38 @@ demo: build
 		echo "demo: expected a counterexample (exit 12 or 13), got exit $$status"; exit 1; fi; \
 	echo "demo: the counterexample is under $(DEMO_OUT)/$(DEMO_CHECK)/"
 
+# Kafka's own classes replay kmc's counterexamples (conformance/suite.txt) and a fixed-seed sample
+# of random walks per release (kmc conform; needs java 17+ and mvn; Maven's downloads show).
+conformance: build conformance-tools
+	rm -rf out/conformance
+	@set -e; for sc in $(CONFORM_SEEDS); do s=$${sc%%:*}; c=$${sc##*:}; st=0; \
+		./$(KMC) check specs/$$s.toml --check $$c --out out/conformance/$$s >/dev/null || st=$$?; \
+		if [ $$st -ne 12 ] && [ $$st -ne 13 ]; then echo "kmc check specs/$$s.toml --check $$c: exit $$st, want a counterexample"; exit 1; fi; \
+		echo "kmc check specs/$$s.toml --check $$c: out/conformance/$$s/$$c/trace.itf.json"; done
+	./$(KMC) conform --suite conformance/suite.txt
+	@set -e; for r in $(CONFORM_RELEASES); do \
+		echo "./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r (3 and 2 brokers)"; \
+		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK3) --out out/conformance/walks-$$r; \
+		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK2) --out out/conformance/walks2-$$r; \
+	done
+
+# The long differential run: 10,000 walks per release (5,000 per configuration); hours.
+conformance-walks: build conformance-tools
+	@set -e; for r in $(CONFORM_RELEASES); do \
+		./$(KMC) conform --walks 5000 --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK3) --out out/conformance/walks-$$r; \
+		./$(KMC) conform --walks 5000 --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK2) --out out/conformance/walks2-$$r; \
+	done
+
+# java and mvn, from Debian's packages when they are missing and this is a Debian machine where
+# we are root; otherwise say what to install.
+conformance-tools:
+	@if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then \
+		if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+			echo "installing openjdk-17-jdk-headless and maven for make conformance"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null; \
+		else echo "make conformance needs java (JDK 17+) and mvn: install openjdk-17-jdk-headless and maven"; exit 2; fi; \
+	fi
+	@java -version 2>&1 | head -1; mvn -v 2>/dev/null | head -1
+
 clean:
-	rm -rf bin out
+	rm -rf bin out conformance/target

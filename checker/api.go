@@ -5,7 +5,8 @@
 //
 // The public surface is Check (or Bind, for callers that do not know the state type),
 // Options, Result, Stats and Trace; Simulate, with SimOptions and SimResult, takes random
-// walks instead (simulate.go). A model satisfies Model using only built-in types, so
+// walks instead (simulate.go); Runnable.Stepper takes a bound model one state at a time
+// (stepper.go). A model satisfies Model using only built-in types, so
 // model packages never import checker.
 package checker
 
@@ -502,6 +503,9 @@ type Runnable interface {
 	// search with opts assumes (the model's, with opts.FairnessOverride applied), and
 	// whether a bound property is checked over fair behaviours (Kind.Liveness).
 	Fairness(opts Options) ([]Fairness, bool)
+	// Stepper is the model one state at a time (stepper.go), for a caller that walks the
+	// state graph by hand.
+	Stepper() Stepper
 }
 
 // ReplayReport is what a successful Replay found.

@@ -48,6 +48,9 @@ type reportData struct {
 	Graph, Sequence                                                 template.HTML
 	Text                                                            string
 	Data                                                            template.JS
+	ViewCSS                                                         template.CSS
+	ViewJS                                                          template.JS
+	ErrorJS                                                         template.JS
 	Steps                                                           int
 	HasEvents                                                       bool
 	Ending                                                          string
@@ -102,6 +105,9 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 		Text:     text.String(),
 		Data:     template.JS(data),
 		Steps:    len(t.States),
+		ViewCSS:  template.CSS(ViewTableCSS),
+		ViewJS:   template.JS(ViewTableJS),
+		ErrorJS:  template.JS(PageErrorJS),
 	}
 	for _, s := range t.States {
 		d.HasEvents = d.HasEvents || (s.Events != "" && s.Events != "[]")
@@ -187,15 +193,7 @@ tr.changed td.name::after { content: " \2022"; color: #d62728; }
 .node.current polygon, .node.current path { stroke: #ff7f0e !important; stroke-width: 4px !important; }
 #sequence g.step.current rect { fill: #fff3cd; }
 pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
-#views table.view { margin: 4px 0 2px 0; font-family: Menlo, Consolas, monospace; }
-#views table.view th, #views table.view td { border: 1px solid #ddd; padding: 2px 8px; }
-#views td.highlight { background: #fde0dd; font-weight: bold; }
-#views .tag { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 10px; background: #e8eef7; color: #1f4e8c; }
-#views .tag.mark-hw { background: #d9f0d3; color: #1b5e20; }
-#views .tag.mark-leo { background: #e8eef7; color: #1f4e8c; }
-#views div.view { overflow-x: auto; }
-#views h3 { font-size: 14px; margin: 10px 0 2px 0; }
-#views ul { margin: 2px 0 6px 0; padding-left: 18px; font-size: 12px; color: #444; }
+{{.ViewCSS}}
 .witness { margin-top: 8px; padding: 8px 12px; background: #fdecea; border-left: 4px solid #d62728; font-size: 14px; line-height: 1.4; max-width: 1100px; }
 #js-error { display: none; background: #d62728; color: #fff; padding: 8px; }
 .muted { color: #666; font-size: 13px; }
@@ -244,12 +242,7 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 </main>
 <script id="trace-data" type="application/json">{{.Data}}</script>
 <script>
-window.onerror = function (msg, src, line) {
-  var e = document.getElementById("js-error");
-  e.style.display = "block";
-  e.textContent = "JavaScript error: " + msg + " (line " + line + ")";
-  document.body.setAttribute("data-js-error", String(msg));
-};
+{{.ErrorJS}}
 (function () {
   var steps = JSON.parse(document.getElementById("trace-data").textContent);
   var slider = document.getElementById("slider");
@@ -261,44 +254,7 @@ window.onerror = function (msg, src, line) {
     var t = g.querySelector("title");
     if (t) { nodes[t.textContent.trim()] = g; }
   });
-  // viewTable draws one of the model's tables: cells with a "highlight" mark get that class,
-  // each "tag" mark a badge with its name; the legend lists the marks the table declares.
-  function viewTable(t) {
-    var div = document.createElement("div");
-    div.className = "view"; div.setAttribute("data-view", t.name);
-    var h = document.createElement("h3"); h.textContent = t.title || t.name; div.appendChild(h);
-    var styles = {};
-    (t.marks || []).forEach(function (m) { styles[m.name] = m.style; });
-    var table = document.createElement("table"); table.className = "view";
-    var tr = document.createElement("tr");
-    t.columns.forEach(function (c) { var th = document.createElement("th"); th.textContent = c; tr.appendChild(th); });
-    table.appendChild(tr);
-    (t.rows || []).forEach(function (row) {
-      var tr = document.createElement("tr");
-      row.forEach(function (c) {
-        var td = document.createElement("td");
-        td.textContent = c.text;
-        (c.marks || []).forEach(function (m) {
-          td.classList.add("mark-" + m);
-          if (styles[m] === "highlight") { td.classList.add("highlight"); td.title = m; return; }
-          var b = document.createElement("span"); b.className = "tag mark-" + m; b.textContent = m; td.appendChild(b);
-        });
-        tr.appendChild(td);
-      });
-      table.appendChild(tr);
-    });
-    div.appendChild(table);
-    var notes = (t.notes || []).slice();
-    (t.marks || []).forEach(function (m) {
-      notes.push((m.style === "highlight" ? "highlighted" : m.name) + ": " + m.doc);
-    });
-    if (notes.length) {
-      var ul = document.createElement("ul");
-      notes.forEach(function (n) { var li = document.createElement("li"); li.textContent = n; ul.appendChild(li); });
-      div.appendChild(ul);
-    }
-    return div;
-  }
+{{.ViewJS}}
   function show(k, scroll) {
     k = Math.max(1, Math.min(steps.length, k));
     slider.value = String(k);

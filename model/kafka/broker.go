@@ -99,6 +99,7 @@ func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 	}
 	if msg.Last == uint8(b)+1 {
 		isNew := r.Role != RoleLeader || r.Epoch != msg.Epoch
+		isNewLeader := r.Role != RoleLeader || msg.Err&LapsedLeadership != 0
 		r.Role, r.Leader, r.PEpoch = RoleLeader, msg.Last, msg.Off
 		r.ISR, r.MaxISR, r.Pending = msg.HW, msg.HW, false
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch
@@ -114,7 +115,15 @@ func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 				r.assign(msg.Epoch, r.LEO)
 			}
 			r.LESO = r.LEO
-			r.FLEO = [MaxBrokers]uint8{}
+			if isNewLeader {
+				// Replica.resetReplicaState: the followers' log end offsets become unknown
+				// only when the broker becomes leader anew; re-elected in a later epoch
+				// while leading, it keeps them (isNewLeader false; 4.1.1 server/.../replica/
+				// Replica.java 108-140, 3.9.x cluster/Replica.scala). Found by the
+				// conformance harness (reelected-leader-keeps-follower-leo). A LeaderAndIsr
+				// that replaced state naming another leader counts as new (LapsedLeadership).
+				r.FLEO = [MaxBrokers]uint8{}
+			}
 		}
 		m.maybeIncrementHW(t, b)
 		return

@@ -317,6 +317,7 @@ func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 			if t.Net.Msgs[j].DivE > msg.DivE && !m.off(GuardStaleControllerEpoch) {
 				continue
 			}
+			msg.Err |= t.Net.Msgs[j].lapsed(&msg)
 			t.Net.remove(j)
 		}
 		if !m.leaderAndIsrIsNoop(t, b, &msg) {

@@ -499,6 +499,10 @@ func appendMsg(buf []byte, g *Msg, positions bool) []byte {
 			f("controller", int(g.End))
 			f("controllerEpoch", int(g.DivE))
 		}
+		if g.Err&LapsedLeadership != 0 {
+			buf = jField(buf, false, "lapsed")
+			buf = append(buf, "true"...)
+		}
 	case MsgAlterPartition, MsgAlterPartitionResponse:
 		if g.Kind == MsgAlterPartitionResponse {
 			buf = jField(buf, false, "error")
@@ -891,6 +895,9 @@ func msgLabel(g *Msg, positions bool) string {
 		if g.DivE != 0 {
 			kv("from", int(g.End))
 			kv("cepoch", int(g.DivE))
+		}
+		if g.Err&LapsedLeadership != 0 {
+			buf = append(buf, " lapsed"...) // replaced state naming another leader
 		}
 	case MsgAlterPartition, MsgAlterPartitionResponse:
 		errs()

@@ -196,9 +196,31 @@ func (n *Network) dropBroker(b uint8) {
 // sendLeaderAndIsr queues m to broker m.To, replacing an undelivered older one.
 func (n *Network) sendLeaderAndIsr(m Msg) {
 	if i := n.find(MsgLeaderAndIsr, CtrlID, m.To); i >= 0 {
+		m.Err |= n.Msgs[i].lapsed(&m)
 		n.remove(i)
 	}
 	n.add(m)
+}
+
+// LapsedLeadership marks a LeaderAndIsr that replaced an undelivered older one naming
+// another leader than its recipient (or itself so marked): on Kafka's ordered channel the
+// recipient would have applied that older state first, becoming a follower (makeFollower),
+// so this one makes it leader anew (Partition.makeLeader: isNewLeader = !isLeader) even
+// when it led before both. The model's replacement keeps that one fact of the skipped
+// state: the followers' log end offsets are reset (applyPartitionState).
+const LapsedLeadership uint8 = 1
+
+// lapsed is LapsedLeadership when newer, a LeaderAndIsr, names its recipient leader and g,
+// the undelivered one it replaces, names another leader or is itself so marked. The mark
+// matters only to a leader, so a follower's message never carries it.
+func (g *Msg) lapsed(newer *Msg) uint8 {
+	if newer.Last != newer.To+1 {
+		return 0
+	}
+	if g.Last != g.To+1 {
+		return LapsedLeadership
+	}
+	return g.Err & LapsedLeadership
 }
 
 // networkSteps generates the network thread's steps for follower b's fetch response: each

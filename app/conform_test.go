@@ -1,0 +1,403 @@
+package app
+
+// Tests of kmc conform's Go side: trace reading, the harness's input, the comparison and its
+// messages, on harness output recorded from Kafka's real classes (testdata/conform/*.jsonl,
+// refreshed with: KMC_CONFORM_RECORD=app/testdata/conform/kafka-18723-buggy.VERSION.jsonl
+// kmc conform app/testdata/conform/kafka-18723-buggy.itf.json --kafka VERSION). They need no
+// Java: make test stays Go-only.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	model "kmc/model/kafka"
+	"kmc/specs"
+)
+
+const buggyTrace = "testdata/conform/kafka-18723-buggy.itf.json"
+
+// recorded reads a recorded harness output (one trace).
+func recorded(t *testing.T, path string) []observed {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []observed
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var o observed
+		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+			t.Fatal(err)
+		}
+		if !o.End {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func buggyJob(t *testing.T) *job {
+	t.Helper()
+	j, err := loadJob(buggyTrace, &conformFlags{spec: "../specs/kafka-18723.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func TestConformRecorded(t *testing.T) {
+	tests := []struct {
+		release   string
+		diffState int
+		action    string
+		want      []string
+	}{
+		{"3.9.0", -1, "", nil},
+		// PR 18852 (3.9.1, 4.0.1, 4.1.0): the epoch-2 batch of the epoch-1 response is refused.
+		{"4.1.1", 26, "FollowerHandleFetchResponse(2)", []string{
+			"b2's log at offset 1: the model has e2:r4; Kafka 4.1.1 has nothing there (log end 1)",
+			"b2's leader-epoch cache: the model has [e1@0 e2@1]; Kafka 4.1.1 has [e1@0]",
+			"b2's lastFetchedEpoch: the model has 2; Kafka 4.1.1 has 1",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.release, func(t *testing.T) {
+			j := buggyJob(t)
+			r := compareJob(j, recorded(t, "testdata/conform/kafka-18723-buggy."+tc.release+".jsonl"), "Kafka "+tc.release)
+			if r.harnessErr != "" {
+				t.Fatalf("harness error: %s", r.harnessErr)
+			}
+			if r.diffState != tc.diffState || r.diffAction != tc.action {
+				t.Fatalf("first difference at %d %q, want %d %q (%v)", r.diffState, r.diffAction, tc.diffState, tc.action, r.diffs)
+			}
+			if strings.Join(r.diffs, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(r.diffs, "\n"), strings.Join(tc.want, "\n"))
+			}
+			if tc.diffState < 0 && r.agreed != len(j.trace.States) {
+				t.Errorf("agreed %d states, want %d", r.agreed, len(j.trace.States))
+			}
+			if r.realSteps != 32 || r.modelSteps["ControllerMoveLeader"] != 1 {
+				t.Errorf("steps on Kafka %d, model steps %v; want 32 and ControllerMoveLeader x1", r.realSteps, r.modelSteps)
+			}
+		})
+	}
+}
+
+// A trace edited by hand is caught at the edited state: the harness executes the trace's
+// actions, and the comparison holds each state to what Kafka's classes then hold.
+func TestConformEditedTrace(t *testing.T) {
+	edits := []struct {
+		name  string
+		state int
+		edit  func(s map[string]any)
+		want  string
+	}{
+		{"hw", 8, func(s map[string]any) {
+			setBrokerVar(s, "hw", 1, map[string]any{"#bigint": "1"})
+		}, "b1's high watermark: the model has 1; Kafka 3.9.0 has 0"},
+		{"log", 6, func(s map[string]any) {
+			setBrokerVar(s, "log", 2, []any{map[string]any{"epoch": map[string]any{"#bigint": "1"}, "id": map[string]any{"#bigint": "2"}}})
+		}, "b2's log at offset 0: the model has e1:r2; Kafka 3.9.0 has e1:r1"},
+		{"lastFetchedEpoch", 20, func(s map[string]any) {
+			setBrokerVar(s, "lastFetchedEpoch", 1, map[string]any{"#bigint": "3"})
+		}, "b1's lastFetchedEpoch: the model has 3; Kafka 3.9.0 has"},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			j := buggyJob(t)
+			e.edit(j.trace.States[e.state])
+			r := compareJob(j, recorded(t, "testdata/conform/kafka-18723-buggy.3.9.0.jsonl"), "Kafka 3.9.0")
+			if r.diffState != e.state {
+				t.Fatalf("first difference at state %d, want the edited state %d (%v)", r.diffState, e.state, r.diffs)
+			}
+			if len(r.diffs) == 0 || !strings.HasPrefix(r.diffs[0], e.want) {
+				t.Errorf("difference %q, want it to start with %q", r.diffs, e.want)
+			}
+		})
+	}
+}
+
+func setBrokerVar(s map[string]any, name string, b int, v any) {
+	m := s[name].(map[string]any)
+	for _, p := range m["#map"].([]any) {
+		kv := p.([]any)
+		if kv[0] == "b"+string(rune('0'+b)) {
+			kv[1] = v
+		}
+	}
+}
+
+func TestBuildInputUnmapped(t *testing.T) {
+	j := buggyJob(t)
+	j.trace.States[5]["mbt::actionTaken"] = "FollowerSendEpochRequest(2)"
+	j.trace.States[9]["mbt::actionTaken"] = "ControllerFailover(1)"
+	_, unmapped, err := buildInput(j.trace, j.cfg, j.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "ControllerFailover (state 9); FollowerSendEpochRequest (state 5)"
+	if got := strings.Join(unmapped, "; "); got != want {
+		t.Errorf("unmapped %q, want %q", got, want)
+	}
+}
+
+func TestBuildInputInputs(t *testing.T) {
+	j := buggyJob(t)
+	in := j.input
+	if len(in.Init) != 3 || in.Init[0].Leader != 1 || in.Init[0].LeaderEpoch != 1 || len(in.Init[0].ISR) != 3 {
+		t.Fatalf("init %+v", in.Init)
+	}
+	var sawLAI, sawAppend bool
+	for _, st := range in.Steps {
+		switch st.Action {
+		case "BrokerHandleLeaderAndIsr":
+			sawLAI = true
+			if st.Msg["leaderEpoch"] == nil || st.Msg["isr"] == nil {
+				t.Errorf("state %d: LeaderAndIsr input %v", st.State, st.Msg)
+			}
+		case "LeaderAppend":
+			sawAppend = true
+			if st.Record < 1 {
+				t.Errorf("state %d: record id %d", st.State, st.Record)
+			}
+		}
+		if len(st.Live) == 0 {
+			t.Errorf("state %d: no live brokers", st.State)
+		}
+	}
+	if !sawLAI || !sawAppend {
+		t.Error("no LeaderAndIsr or LeaderAppend step")
+	}
+}
+
+func TestLoadJobBadInput(t *testing.T) {
+	dir := t.TempDir()
+	twophase := filepath.Join(dir, "twophase.itf.json")
+	os.WriteFile(twophase, []byte(`{"#meta":{"source":"../specs/twophase.toml","kmc::check":"buggy"},"vars":["rmState"],"states":[{"rmState":{"#map":[]}}]}`), 0o644)
+	garbage := filepath.Join(dir, "garbage.itf.json")
+	os.WriteFile(garbage, []byte(`{"states": [`), 0o644)
+	nospec := filepath.Join(dir, "nospec.itf.json")
+	os.WriteFile(nospec, []byte(`{"#meta":{},"vars":[],"states":[{}]}`), 0o644)
+	tests := []struct{ path, want string }{
+		{twophase, `a trace of model "twophase"`},
+		{garbage, "not an ITF trace"},
+		{nospec, "names no spec"},
+		{filepath.Join(dir, "missing.itf.json"), "no such file"},
+	}
+	for _, tc := range tests {
+		_, err := loadJob(tc.path, &conformFlags{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to say %q", tc.path, err, tc.want)
+		}
+		if _, ok := err.(*errSetup); !ok {
+			t.Errorf("%s: %T, want a setup error (exit 2)", tc.path, err)
+		}
+	}
+}
+
+func TestConformConfig(t *testing.T) {
+	ok := model.DefaultConfig()
+	if err := conformConfig(ok); err != nil {
+		t.Errorf("default config: %v", err)
+	}
+	bad := []struct {
+		cfg  model.Config
+		want string
+	}{
+		{func() model.Config { c := ok; c.Controllers = 2; c.Version = "3.9"; return c }(), "ZooKeeper control plane"},
+		{func() model.Config { c := ok; c.KRaft = true; return c }(), "KRaft control plane"},
+		{func() model.Config { c := ok; c.Version = "1.1"; return c }(), "truncates by leader-epoch"},
+	}
+	for _, tc := range bad {
+		if err := conformConfig(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg.Version, err, tc.want)
+		}
+	}
+}
+
+func TestParseSuite(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ text, want string }{
+		{"a.json | 4.1.1 | agree\n", ""},
+		{"# c\n\na.json | 4.1.1 3.9.0 | differs FollowerHandleFetchResponse\n", ""},
+		{"a.json | 4.1.1\n", "three fields"},
+		{"a.json | 4.1 | agree\n", `release "4.1"`},
+		{"a.json | 4.1.1 | maybe\n", "EXPECT must be"},
+		{"a.json |  | agree\n", "no release"},
+		{"# only comments\n", "no rows"},
+	}
+	for i, tc := range tests {
+		p := filepath.Join(dir, "suite.txt")
+		os.WriteFile(p, []byte(tc.text), 0o644)
+		rows, err := parseSuite(p)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%d: %v", i, err)
+		case tc.want == "" && len(rows) != 1:
+			t.Errorf("%d: %d rows", i, len(rows))
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%d: error %v, want %q", i, err, tc.want)
+		}
+	}
+	// The project's own suite parses.
+	if _, err := parseSuite("../conformance/suite.txt"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	tests := []struct {
+		in   string
+		name string
+		args []int
+		bad  bool
+	}{
+		{"LeaderHandleFetch(2,3)", "LeaderHandleFetch", []int{2, 3}, false},
+		{"init", "init", nil, false},
+		{"BrokerPowerLoss(2, 2, 2, 1)", "BrokerPowerLoss", []int{2, 2, 2, 1}, false},
+		{"X(a)", "", nil, true},
+	}
+	for _, tc := range tests {
+		name, args, err := parseAction(tc.in)
+		if (err != nil) != tc.bad || (!tc.bad && (name != tc.name || !sameInts(args, tc.args))) {
+			t.Errorf("%q: %q %v %v", tc.in, name, args, err)
+		}
+	}
+}
+
+func FuzzParseAction(f *testing.F) {
+	for _, s := range []string{"LeaderHandleFetch(2,3)", "init", "X(", "X()", "X(1,,2)", "(((", "A(-1)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		name, args, err := parseAction(s)
+		if err == nil && strings.Contains(s, "(") && strings.HasSuffix(s, ")") && !strings.HasPrefix(s, name+"(") {
+			t.Errorf("%q: name %q", s, name)
+		}
+		_ = args
+	})
+}
+
+func FuzzParseSuite(f *testing.F) {
+	for _, s := range []string{"a | 4.1.1 | agree", "a | 4.1.1 | differs X", "|||", "# x\n", "a|b|c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := filepath.Join(t.TempDir(), "s.txt")
+		os.WriteFile(p, []byte(s), 0o644)
+		rows, err := parseSuite(p)
+		for _, r := range rows {
+			if err == nil && (len(r.releases) == 0 || r.expect == "") {
+				t.Errorf("%q: row %+v", s, r)
+			}
+		}
+	})
+}
+
+// Walk k of a seed is the same walk every time, and walks differ.
+func TestWalkDeterministic(t *testing.T) {
+	spec, err := specs.Load("../specs/kafka-18723.toml", []string{"crash=1", "lag=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := spec.CheckByName("buggy")
+	m, err := model.New(specs.KafkaConfig(c.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(states []map[string]any) []byte {
+		b, _ := json.Marshal(states)
+		return b
+	}
+	a, b := walk(m, 1, 5, 40), walk(m, 1, 5, 40)
+	if !bytes.Equal(enc(a), enc(b)) {
+		t.Error("walk 5 of seed 1 differs between two runs")
+	}
+	if bytes.Equal(enc(a), enc(walk(m, 1, 6, 40))) {
+		t.Error("walks 5 and 6 are the same")
+	}
+	if len(a) < 2 || len(a) > 40 || a[0]["mbt::actionTaken"] != "init" {
+		t.Errorf("walk of %d states, first action %v", len(a), a[0]["mbt::actionTaken"])
+	}
+}
+
+func TestClassifyShrink(t *testing.T) {
+	j := buggyJob(t)
+	s := j.trace.States[3]
+	// The model's leader b1 proposes {b1,b2}; Kafka's proposes {b1}: b2 and b3 both lag.
+	s["messages"] = map[string]any{"#set": []any{map[string]any{"type": "AlterPartition", "from": "b1", "to": "controller",
+		"isr": map[string]any{"#set": []any{"b1", "b2"}}}}}
+	o := observed{Brokers: []obsBroker{{ID: 1, LEO: 2, FLEO: map[string]int{"2": 0, "3": 0}}, {ID: 2}, {ID: 3}},
+		Messages: []obsMessage{{Type: "AlterPartition", From: 1, ISR: []int{1}}}}
+	diffs := []string{"AlterPartition from b1 to the controller: proposed ISR: the model has {b1,b2}; Kafka has {b1}"}
+	if r := classify("LeaderShrinkISR", diffs, &o, s); r == nil || r.Name != "isr-shrink" {
+		t.Errorf("classified as %v, want isr-shrink", r)
+	}
+	// A caught-up follower dropped by Kafka is no known abstraction.
+	o.Brokers[0].FLEO["2"] = 2
+	if r := classify("LeaderShrinkISR", diffs, &o, s); r != nil {
+		t.Errorf("classified as %s, want none", r.Name)
+	}
+}
+
+// Without java or mvn kmc conform says what to install and exits 2.
+func TestConformNoJava(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out, errb bytes.Buffer
+	code := Conform([]string{buggyTrace, "--spec", "../specs/kafka-18723.toml", "--kafka", "3.9.0"}, &out, &errb)
+	if code != ConformUsage || !strings.Contains(errb.String(), "openjdk-17") || !strings.Contains(errb.String(), "maven") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestConformUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "want one or more trace files"},
+		{[]string{"--walks", "3", "x.json"}, "takes no trace files"},
+		{[]string{"--walks", "3", "--spec", "../specs/kafka-18723.toml", "--check", "buggy"}, "needs --kafka"},
+		{[]string{"--bogus"}, "unknown flag"},
+		{[]string{buggyTrace, "--spec", "../specs/kafka-18723.toml", "--kafka", "4.1"}, "three numbers"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		if code := Conform(tc.args, &out, &errb); code != ConformUsage || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+func TestReleaseProfile(t *testing.T) {
+	tests := []struct {
+		rel, version string
+		bad          bool
+	}{
+		{"3.9.0", "3.9.0", false},
+		{"3.9.1", "3.9.1", false},
+		{"3.9.2", "3.9.1", false},
+		{"4.0.0", "4.0.0", false},
+		{"4.0.1", "4.0.1", false},
+		{"4.0.2", "4.0.1", false},
+		{"4.1.2", "4.1.1", false},
+		{"4.4.0", "4.1.1", false},
+		{"3.8.1", "", true},
+		{"2.8.2", "", true},
+		{"4.1", "", true},
+	}
+	for _, tc := range tests {
+		v, err := releaseProfile(tc.rel)
+		if (err != nil) != tc.bad || v != tc.version {
+			t.Errorf("%s: %q %v, want %q (error %v)", tc.rel, v, err, tc.version, tc.bad)
+		}
+	}
+}
