@@ -15,12 +15,24 @@ func decodeConfigs() []Config {
 	return []Config{allFaults(), cpConfigs()[0], kraftConfig(true)}
 }
 
-// TestDecodeChecked: every reachable state's encoding decodes back to it; shortened,
-// emptied, lengthened and 0xFF encodings are errors.
+// TestDecodeChecked: every reachable state's encoding decodes back to it, those holding a
+// LeaderAndIsr marked LapsedLeadership too (the first two configurations reach some);
+// shortened, emptied, lengthened and 0xFF encodings are errors.
 func TestDecodeChecked(t *testing.T) {
+	lapsed := 0
+	defer func() {
+		if lapsed == 0 {
+			t.Error("no reachable state holds a lapsed LeaderAndIsr: the test no longer covers them")
+		}
+	}()
 	for _, c := range decodeConfigs() {
 		m, states := reachable(t, c, 3000)
 		for i := range states {
+			for _, g := range states[i].Net.Msgs[:states[i].Net.Len] {
+				if g.Kind == MsgLeaderAndIsr && g.Err&LapsedLeadership != 0 {
+					lapsed++
+				}
+			}
 			var back State
 			if err := m.DecodeChecked(m.Encode(&states[i], nil), &back); err != nil || back != states[i] {
 				t.Fatalf("%+v: state %d: got %v", c, i, err)
