@@ -16,6 +16,7 @@ import (
 
 	"kmc/app"
 	"kmc/checker"
+	"kmc/fsx"
 	"kmc/specs"
 	"kmc/traces"
 )
@@ -78,7 +79,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, views.png (the last state's --view tables, when the model has them), and "+traces.ManifestName)
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
-	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
+	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only): a regular file all or nothing, a device, named pipe or stream in place")
 	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "write checkpoints of the search into `DIR`, to go on with it later with --resume (one check)")
 	fs.StringVar(&f.ckptEvery, "checkpoint-every", "10m", "take a checkpoint about every `DURATION`, and one more when a limit or an interrupt stops the search")
@@ -617,7 +618,7 @@ func dumpGraph(ctx context.Context, spec *specs.Spec, c *specs.Check, path strin
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		return exitInternal
 	}
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	if err := fsx.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		return exitInternal
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -293,26 +292,4 @@ func jsonLine(w io.Writer, v any) {
 		panic("kmc: marshal event: " + err.Error()) // only plain values are marshalled
 	}
 	fmt.Fprintf(w, "%s\n", b)
-}
-
-// writeFileAtomic writes data to a temporary file in path's folder and renames it, so
-// that path holds either its old content or all of data.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
 }

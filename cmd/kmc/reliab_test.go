@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Reference: issue 26 (reliability, round three), the command-level defects.
+
+// outputTarget is a target of render -o or --dump-graph that is not a plain new file: made
+// in a fresh folder, then checked after kmc wrote to it.
+type outputTarget struct {
+	name string
+	// make creates the target in dir and returns its path; read, when not nil, reads what
+	// a reader of it (a FIFO's) got; skip says why the target cannot be made here.
+	make  func(t *testing.T, dir string) (path string, read func() []byte, skip string)
+	check func(t *testing.T, path string, got []byte)
+}
+
+// isMode fails unless path (not followed) is of mode type m.
+func isMode(t *testing.T, path string, m os.FileMode) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Type() != m {
+		t.Errorf("%s: mode %v after the write, want type %v", path, fi.Mode(), m)
+	}
+}
+
+// outputTargets are the targets of defect 1: a character device (a null device made with
+// mknod, which needs root), a FIFO with a reader, a symlink to a file, and a 250-character
+// name.
+func outputTargets() []outputTarget {
+	return []outputTarget{
+		{"char-device", func(t *testing.T, dir string) (string, func() []byte, string) {
+			p := filepath.Join(dir, "null")
+			if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+				return "", nil, "mknod: " + err.Error()
+			}
+			return p, nil, ""
+		}, func(t *testing.T, p string, _ []byte) { isMode(t, p, os.ModeDevice|os.ModeCharDevice) }},
+		{"fifo", func(t *testing.T, dir string) (string, func() []byte, string) {
+			p := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				return "", nil, "mkfifo: " + err.Error()
+			}
+			// The reader is open before kmc runs (without waiting for a writer) and reads
+			// after it: what kmc wrote (less than the pipe's 64 KiB) waits in the pipe.
+			f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p, func() []byte {
+				defer f.Close()
+				b, _ := io.ReadAll(f)
+				return b
+			}, ""
+		}, func(t *testing.T, p string, got []byte) {
+			isMode(t, p, os.ModeNamedPipe)
+			if len(got) == 0 {
+				t.Errorf("the FIFO's reader got nothing")
+			}
+		}},
+		{"symlink", func(t *testing.T, dir string) (string, func() []byte, string) {
+			target := filepath.Join(dir, "target.txt")
+			if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, "link")
+			if err := os.Symlink("target.txt", p); err != nil {
+				return "", nil, err.Error()
+			}
+			return p, nil, ""
+		}, func(t *testing.T, p string, _ []byte) {
+			isMode(t, p, os.ModeSymlink)
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(p), "target.txt"))
+			if err != nil || len(b) <= 3 {
+				t.Errorf("the link's target holds %q (%v), want what kmc wrote", b, err)
+			}
+			fi, _ := os.Stat(p)
+			if fi != nil && fi.Mode().Perm() != 0o600 {
+				t.Errorf("the target's mode is %v, want its own 0600 kept", fi.Mode().Perm())
+			}
+		}},
+		{"long-name", func(t *testing.T, dir string) (string, func() []byte, string) {
+			return filepath.Join(dir, strings.Repeat("n", 245)+".out"), nil, ""
+		}, func(t *testing.T, p string, _ []byte) {
+			if b, err := os.ReadFile(p); err != nil || len(b) == 0 {
+				t.Errorf("%v: %d bytes", err, len(b))
+			}
+		}},
+	}
+}
+
+// TestOutputTargets: render -o and --dump-graph write a device, a FIFO and a symlink's
+// target in place, leaving each what it was, and a 250-character name works (issue 26,
+// defect 1). On main both renamed a temporary file over the target: the device and the
+// FIFO became regular files (the FIFO's reader got nothing), the symlink a file, and the
+// long name failed (its temporary name was longer than 255 bytes).
+func TestOutputTargets(t *testing.T) {
+	_, trace := buggyTrace(t)
+	for _, cmd := range []string{"render", "dump-graph"} {
+		for _, tt := range outputTargets() {
+			t.Run(cmd+"/"+tt.name, func(t *testing.T) {
+				dir := t.TempDir()
+				path, read, skip := tt.make(t, dir)
+				if skip != "" {
+					t.Skip(skip)
+				}
+				var args []string
+				if cmd == "render" {
+					args = []string{"render", trace, "--format", "dot", "-o", path}
+				} else {
+					args = []string{"check", spec, "--check", "fixed", "--set", "rms=2", "--workers", "1", "--dump-graph", path}
+				}
+				code, _, stderr := runCLI(args...)
+				var got []byte
+				if read != nil {
+					got = read()
+				}
+				if code != exitOK {
+					t.Fatalf("exit %d, want 0\n%s", code, stderr)
+				}
+				tt.check(t, path, got)
+				if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+					t.Errorf("temporary files left: %v", left)
+				}
+			})
+		}
+	}
+}
+
+// TestTraceInputs: every command that reads a trace refuses what is not a regular file,
+// at once and with exit 2 (a device, a FIFO with no writer, a folder), and a trace beyond
+// --max-trace-size (issue 26, defect 12). On main, render, replay and why read /dev/zero
+// until they ran out of memory and waited for a FIFO's writer forever (here: a timeout).
+func TestTraceInputs(t *testing.T) {
+	_, trace := buggyTrace(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.itf.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string][]string{
+		"render":  {"render", "TRACE"},
+		"replay":  {"replay", "TRACE", "--spec", spec},
+		"why":     {"why", "TRACE", "--spec", spec, "--no-check"},
+		"explore": {"explore", spec, "--trace", "TRACE", "--listen", "127.0.0.1:0"},
+	}
+	for name, args := range cmds {
+		for _, in := range []struct{ name, path, extra, want string }{
+			{"dev-zero", "/dev/zero", "", "not a regular file (a device)"},
+			{"fifo", fifo, "", "not a regular file (a named pipe)"},
+			{"folder", dir, "", "not a regular file (a directory)"},
+			{"over-limit", trace, "--max-trace-size=1KiB", "longer than 1024 bytes"},
+		} {
+			t.Run(name+"/"+in.name, func(t *testing.T) {
+				a := make([]string, len(args))
+				for i, s := range args {
+					a[i] = strings.ReplaceAll(s, "TRACE", in.path)
+				}
+				if in.extra != "" {
+					a = append(a, in.extra)
+				}
+				done := make(chan struct{})
+				var code int
+				var stderr string
+				go func() { code, _, stderr = runCLI(a...); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatalf("kmc %s: no answer after 20 s", strings.Join(a, " "))
+				}
+				if code != exitUsage || !strings.Contains(stderr, in.want) {
+					t.Errorf("exit %d, want 2 and %q:\n%s", code, in.want, stderr)
+				}
+			})
+		}
+	}
+	// A trace within the limit still loads.
+	if code, _, stderr := runCLI("render", trace, "--max-trace-size", "1MiB", "--format", "itf", "-o", filepath.Join(dir, "back.itf.json")); code != exitOK {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI("render", trace, "--max-trace-size", "-1"); code != exitUsage {
+		t.Errorf("--max-trace-size -1: exit %d, want 2:\n%s", code, stderr)
+	}
+	_ = bytes.MinRead
+}
