@@ -56,8 +56,12 @@ type checkFlags struct {
 	spillDir   string
 }
 
-// afterSearch is called when a check's search returns; tests replace it.
-var afterSearch = func() {}
+// afterSearch is called when a check's search returns, and atPhase when it enters a phase
+// (the liveness graph, a liveness property); tests replace them.
+var (
+	afterSearch = func() {}
+	atPhase     = func(string) {}
+)
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var f checkFlags
@@ -370,6 +374,7 @@ func (o *checkOutput) event(e app.Event) {
 	case app.Progress:
 		o.progress(e.Stats)
 	case app.Phase:
+		atPhase(e.Name)
 		o.phase(e.Name, e.Stats)
 	case app.CheckpointWritten:
 		o.checkpointWritten(e)
@@ -467,7 +472,8 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
-			"matches": len(res.Differs) == 0,
+			"matches": len(res.Differs) == 0, "interrupted": res.Result.Interrupted,
+			"graph_complete": graphComplete(res),
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
 				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred,
@@ -497,6 +503,10 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
 	case checker.Violated:
 		o.violation("check", spec, res.Property, res.Trace)
+		if !graphComplete(res) {
+			fmt.Fprintln(w, wrap("The search was cut short ("+res.Result.Interrupted+") before the state graph was complete: "+
+				"this counterexample lies in the part explored and is a real one, but the statistics below are partial.", 100, "  "))
+		}
 	case checker.Incomplete:
 		if len(res.Raise) > 0 && res.Stats.Queue == 0 {
 			fmt.Fprintf(w, "The search is complete, but the verdict depends on a bound of the model: %s.\n", res.Reason)
@@ -518,7 +528,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		fmt.Fprintf(w, "Spilled to disk: %s (frontier %s, liveness graph %s).\n", specs.FormatSize(st.Spilled+st.GraphSpilled),
 			specs.FormatSize(st.Spilled), specs.FormatSize(st.GraphSpilled))
 	}
-	if res.Verdict == checker.Incomplete && (len(res.Raise) == 0 || st.Queue > 0) {
+	if !graphComplete(res) {
 		fmt.Fprintf(w, "The depth of the partial state graph search is %d.\n", st.Depth)
 	} else {
 		fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", st.Depth)
@@ -542,6 +552,18 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	} else {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s, as the spec expects.", got), 100, "  "))
 	}
+}
+
+// graphComplete reports whether the search behind res explored the whole state graph: no
+// limit or interrupt cut it short (checker.Result.Interrupted; a stop in the liveness phase
+// of a complete graph leaves the graph complete), and a verdict left incomplete is one that
+// a model bound decided with nothing left on the queue.
+func graphComplete(res *app.CheckResult) bool {
+	if cut := res.Result.Interrupted; cut != "" && (res.Stats.Queue > 0 || !strings.Contains(res.Reason, "during the liveness check")) {
+		return false
+	}
+	return res.Verdict != checker.Incomplete || (len(res.Raise) > 0 && res.Stats.Queue == 0) ||
+		strings.Contains(res.Reason, "during the liveness check")
 }
 
 // violation prints TLC's headline for a violation of property and its trace, if any.
