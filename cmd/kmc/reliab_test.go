@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"kmc/app"
 	"kmc/checker"
 )
 
@@ -245,5 +247,25 @@ func TestStopInLivenessPhaseCLI(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "interrupted during the liveness check") || !strings.Contains(stderr, "interrupted") {
 		t.Errorf("output does not say the liveness check was interrupted:\n%s%s", finalLines(stdout), stderr)
+	}
+}
+
+// TestSimulateMemory: kmc simulate takes --memory and passes it, or by default the spec's
+// else the machine's budget (app.DefaultMemory), to the walks (issue 26, defect 3): a walk
+// of up to 10^8 states under a 4 MiB budget ends the simulation at once, incomplete (exit
+// 3), 'memory 4194304 bytes reached'; the JSON start event names the budget. On main
+// simulate had no --memory (exit 2) and no budget (a walk grew about 200 MB/s).
+func TestSimulateMemory(t *testing.T) {
+	code, stdout, stderr := runCLI("simulate", spec, "--check", "fixed", "--depth", "100000000", "--runs", "1", "--memory", "4MiB", "--seed", "1")
+	if code != exitIncomplete || !strings.Contains(stdout, "Simulation stopped: memory 4194304 bytes reached.") {
+		t.Errorf("--memory 4MiB: exit %d, want 3 and the budget reached:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("simulate", spec, "--check", "fixed", "--runs", "1", "--seed", "1", "--format", "json")
+	want := `"memory_budget_bytes":` + strconv.FormatInt(app.DefaultMemory(), 10)
+	if code != exitOK || !strings.Contains(stdout, want) || app.DefaultMemory() == 0 {
+		t.Errorf("default: exit %d, want 0 and %s:\n%s%s", code, want, stdout, stderr)
+	}
+	if code, _, stderr := runCLI("simulate", spec, "--memory", "0"); code != exitUsage {
+		t.Errorf("--memory 0: exit %d, want 2\n%s", code, stderr)
 	}
 }
