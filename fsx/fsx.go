@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind names the kind of file mode m describes, as errors say it: "a regular file", "a
@@ -161,6 +162,7 @@ func replace(path string, mode fs.FileMode, fill func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	defer Track(tmp.Name())()
 	err = fill(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -260,4 +262,40 @@ func pidOf(name, prefix, suffix string) (int, bool) {
 		return 0, false
 	}
 	return pid, true
+}
+
+// tracked are the temporary files and folders this process made and has not yet renamed or
+// removed (Track).
+var tracked struct {
+	sync.Mutex
+	paths map[string]bool
+}
+
+// Track records path, a temporary file or folder this process made, until the function
+// returned is called (once it is renamed into place or removed), so that RemoveTracked can
+// remove it on an exit that skips the usual clean-up.
+func Track(path string) (forget func()) {
+	tracked.Lock()
+	if tracked.paths == nil {
+		tracked.paths = map[string]bool{}
+	}
+	tracked.paths[path] = true
+	tracked.Unlock()
+	return func() {
+		tracked.Lock()
+		delete(tracked.paths, path)
+		tracked.Unlock()
+	}
+}
+
+// RemoveTracked removes what Track records (a folder with what it holds, never following
+// a symlink): for an exit that skips deferred clean-up, such as kmc's on a second
+// interrupt.
+func RemoveTracked() {
+	tracked.Lock()
+	defer tracked.Unlock()
+	for p := range tracked.paths {
+		os.RemoveAll(p)
+		delete(tracked.paths, p)
+	}
 }

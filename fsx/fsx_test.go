@@ -264,3 +264,22 @@ func TestRemoveStale(t *testing.T) {
 		t.Errorf("MkdirTemp made %s", d)
 	}
 }
+
+// TestTrack: RemoveTracked removes what is tracked (a folder with its files) and nothing
+// that was forgotten (renamed into place).
+func TestTrack(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.Mkdir(a, 0o755)
+	os.WriteFile(filepath.Join(a, "f"), nil, 0o644)
+	os.WriteFile(b, nil, 0o644)
+	Track(a)
+	Track(b)()
+	RemoveTracked()
+	if _, err := os.Lstat(a); err == nil {
+		t.Errorf("%s: tracked, not removed", a)
+	}
+	if _, err := os.Lstat(b); err != nil {
+		t.Errorf("%s: forgotten, yet removed", b)
+	}
+}

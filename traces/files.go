@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"kmc/checker"
+	"kmc/fsx"
 )
 
 // Files of an output folder, in the order WriteAll lists them.
@@ -183,6 +184,7 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
+	defer fsx.Track(tmp)() // removed on a second interrupt (kmc's exit skips the defers)
 	ok := false
 	defer func() {
 		if !ok {

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"kmc/checker"
+	"kmc/fsx"
 )
 
 // Names in a checkpoint folder.
@@ -470,10 +471,11 @@ func NewWriter(dir string, base Manifest, seq int) *Writer {
 // Write writes snapshot s as the folder's next checkpoint and removes the older ones. It
 // returns the checkpoint's path and the snapshot's size in bytes.
 func (w *Writer) Write(s *checker.Snapshot) (path string, size int64, err error) {
-	tmp, err := os.MkdirTemp(w.dir, tmpPrefix+"*")
+	tmp, err := fsx.MkdirTemp(w.dir, tmpPrefix) // .tmp-ckpt-PID-*
 	if err != nil {
 		return "", 0, fmt.Errorf("write checkpoint: %w", err)
 	}
+	defer fsx.Track(tmp)() // removed on a second interrupt
 	defer func() {
 		if err != nil {
 			remove(tmp)

@@ -126,6 +126,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &search); !ok {
 		return code
 	}
+	if stale, err := app.CheckSpillDir(f.spillDir); err != nil {
+		if f.spillDir != "" {
+			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
+			hint(stderr, "--spill-dir needs a folder kmc can create and write files in, on a disk with room (default: the system's temporary folder)")
+			return exitUsage
+		}
+	} else if len(stale) > 0 {
+		fmt.Fprintf(stderr, "kmc: check: removed %d spill files that kmc processes now gone left in %s\n", len(stale), filepath.Dir(stale[0]))
+	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
 	spec, code := loadSpec(path, f.sets, stderr)

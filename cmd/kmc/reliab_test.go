@@ -269,3 +269,44 @@ func TestSimulateMemory(t *testing.T) {
 		t.Errorf("--memory 0: exit %d, want 2\n%s", code, stderr)
 	}
 }
+
+// TestSpillDirAtStart: --spill-dir is checked before the search, exit 2 with a hint, and
+// the spill files that kmc processes now gone left there are removed, theirs only (issue
+// 26, defects 5 and 6). On main each of these ran, exit 0 (the folder was first used when
+// the frontier spilled, possibly hours in), and the stale file stayed.
+func TestSpillDirAtStart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), file, "/proc", "/dev/null"} {
+		code, _, stderr := runCLI("check", spec, "--check", "fixed", "--workers", "1", "--spill-dir", dir)
+		if code != exitUsage || !strings.Contains(stderr, "--spill-dir "+dir) || !strings.Contains(stderr, "hint: --spill-dir needs a folder") {
+			t.Errorf("--spill-dir %s: exit %d, want 2 and a hint:\n%s", dir, code, stderr)
+		}
+	}
+	dir := t.TempDir()
+	const gone = 4194000 // above the usual pid_max: no such process
+	if syscall.Kill(gone, 0) != syscall.ESRCH {
+		t.Skip("pid", gone, "exists")
+	}
+	stale := []string{"kmc-frontier-" + strconv.Itoa(gone) + "-123.spill", "kmc-graph-" + strconv.Itoa(gone) + "-9.bin"}
+	kept := []string{"kmc-frontier-" + strconv.Itoa(os.Getpid()) + "-1.spill", "kmc-frontier-x.spill", "mine.spill"}
+	for _, n := range append(stale, kept...) {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600)
+	}
+	os.Symlink(file, filepath.Join(dir, "kmc-frontier-"+strconv.Itoa(gone)+"-5.spill"))
+	kept = append(kept, "kmc-frontier-"+strconv.Itoa(gone)+"-5.spill")
+	code, _, stderr := runCLI("check", spec, "--check", "fixed", "--workers", "1", "--spill-dir", dir)
+	if code != exitOK || !strings.Contains(stderr, "removed 2 spill files") {
+		t.Errorf("exit %d, want 0 and the stale files removed:\n%s", code, stderr)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("%s: a dead process's spill file was kept", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: removed, want it kept", n)
+		}
+	}
+}
