@@ -299,3 +299,29 @@ func RemoveTracked() {
 		delete(tracked.paths, p)
 	}
 }
+
+// ErrLocked is the error, wrapped, of Lock for a file another process holds locked.
+var ErrLocked = errors.New("locked by another process")
+
+// Lock creates (or opens) the regular file path, never through a symlink, and takes an
+// exclusive lock on it (flock: released when the file is closed or the process ends, however
+// it ends), without waiting: a lock another process holds is an error wrapping ErrLocked.
+// The caller closes the file to release it.
+func Lock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow|nonBlock, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return f, nil
+}

@@ -54,3 +54,18 @@ func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
+
+// lockFile takes an exclusive flock on f without waiting.
+func lockFile(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return ErrLocked
+	}
+	return err
+}
+
+// noFollow is the open flag that refuses a symlink as the last part of a path.
+const noFollow = syscall.O_NOFOLLOW
+
+// nonBlock opens a named pipe planted at a lock's path without waiting.
+const nonBlock = syscall.O_NONBLOCK

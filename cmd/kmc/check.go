@@ -113,6 +113,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "--checkpoint-every: %v (got %q)", err, f.ckptEvery)
 	}
+	for _, name := range []string{"checkpoint", "resume", "out", "dump-graph", "spill-dir"} {
+		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
+			return usageError(stderr, "check", "--%s needs a folder or file, not an empty name", name)
+		}
+	}
 	if fs.Changed("checkpoint-every") && f.checkpoint == "" && f.resume == "" {
 		return usageError(stderr, "check", "--checkpoint-every needs --checkpoint or --resume")
 	}
@@ -209,6 +214,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		if res.CheckpointRemoved && !out.json {
 			fmt.Fprintf(stderr, "kmc: check: the search is complete; removed its checkpoint from %s\n", res.Checkpoint)
+		}
+		if err := res.CheckpointRemoveErr; err != nil {
+			fmt.Fprintf(stderr, "kmc: check: the search is complete, but its checkpoint could not be removed from %s: %v\n", res.Checkpoint, err)
+			hint(stderr, "remove it yourself before another --checkpoint there (it holds a complete search: --resume would only finish it again)")
 		}
 		if res.Resumable {
 			resumeHint = resumeCommand(&f, spec, c, res.Checkpoint)

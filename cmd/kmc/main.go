@@ -268,6 +268,9 @@ func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
 		}
 		fmt.Fprintf(stderr, "kmc: %s: %s: %v\n", cmd, flag, err)
 		hint(stderr, flag+" needs a folder kmc can create and write in")
+	case errors.As(err, new(*app.CheckpointLockedError)):
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		hint(stderr, "wait for that run to end, or give this one another folder")
 	case errors.As(err, &taken):
 		fmt.Fprintf(stderr, "kmc: %s: --checkpoint: %v\n", cmd, err)
 		hint(stderr, "go on with it with --resume "+taken.Dir+", or remove it to start over")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kmc/app"
+	"kmc/app/checkpoint"
 	"kmc/checker"
 )
 
@@ -308,5 +309,39 @@ func TestSpillDirAtStart(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
 			t.Errorf("%s: removed, want it kept", n)
 		}
+	}
+}
+
+// TestCheckpointFolderCLI: a second run writing checkpoints to a folder in use is refused,
+// exit 2 (the first holds its lock); an empty --checkpoint, --resume, --out, --dump-graph
+// or --spill-dir is refused; a checkpoint that cannot be removed at the end is said so,
+// not "removed" (issue 26, defect 10). On main the second run ran (exit 0: the two would
+// delete each other's checkpoints), --checkpoint "" ran without checkpoints, and kmc said
+// it removed a checkpoint that was still there.
+func TestCheckpointFolderCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cp")
+	lock, err := checkpoint.Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("check", spec, "--check", "fixed", "--workers", "1", "--checkpoint", dir)
+	lock.Close()
+	if code != exitUsage || !strings.Contains(stderr, "is in use: another kmc writes its checkpoints there") {
+		t.Errorf("second writer: exit %d, want 2:\n%s", code, stderr)
+	}
+	for _, flag := range []string{"--checkpoint", "--resume", "--out", "--dump-graph", "--spill-dir"} {
+		code, _, stderr := runCLI("check", spec, "--check", "fixed", "--workers", "1", flag, "")
+		if code != exitUsage || !strings.Contains(stderr, "not an empty name") {
+			t.Errorf("%s '': exit %d, want 2:\n%s", flag, code, stderr)
+		}
+	}
+	cp, first := interruptedCheckpoint(t)
+	os.WriteFile(filepath.Join(first, "notes.txt"), []byte("mine"), 0o644)
+	code, _, stderr = runCLI("check", spec, "--set", "rms=4", "--workers", "1", "--resume", cp)
+	if code != exitOK || strings.Contains(stderr, "removed its checkpoint") || !strings.Contains(stderr, "its checkpoint could not be removed from "+cp) {
+		t.Errorf("resume: exit %d, want 0 and the checkpoint said not removed:\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(first, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("the user's file: %q, %v", b, err)
 	}
 }
