@@ -294,7 +294,7 @@ func prepareOut(cmd, out string, checks []specs.Check, force bool, stderr io.Wri
 // previous dir moved aside, or the error that kept them from being written.
 func outNotes(stderr io.Writer, cmd, dir string, w traces.Written, err error) {
 	if w.Aside != "" {
-		fmt.Fprintf(stderr, "kmc: %s: moved the previous %s, which holds files kmc did not write, to %s\n", cmd, dir, w.Aside)
+		fmt.Fprintf(stderr, "kmc: %s: moved the previous %s, which holds files kmc did not write or changed since, to %s\n", cmd, dir, w.Aside)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: %s: --out: %v\n", cmd, err)

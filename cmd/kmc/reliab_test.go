@@ -345,3 +345,61 @@ func TestCheckpointFolderCLI(t *testing.T) {
 		t.Errorf("the user's file: %q, %v", b, err)
 	}
 }
+
+// TestOutManifestOwned: an output folder's manifest counts only if it is the regular file
+// kmc wrote there (its device and inode recorded in it): a symlinked manifest listing the
+// user's file makes the folder the user's (refused; with --force moved aside whole); a
+// file kmc wrote and the user changed since is kept, moved aside, not replaced (issue 26,
+// defect 9). On main the symlinked manifest's precious.txt was deleted, and the edited
+// trace.txt replaced.
+func TestOutManifestOwned(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "o")
+	folder := filepath.Join(out, "buggy")
+	os.MkdirAll(folder, 0o755)
+	precious := filepath.Join(folder, "precious.txt")
+	os.WriteFile(precious, []byte("precious\n"), 0o644)
+	elsewhere := filepath.Join(root, "m.txt")
+	os.WriteFile(elsewhere, []byte("# Written by kmc check --out.\nprecious.txt\n"), 0o644)
+	os.Symlink(elsewhere, filepath.Join(folder, "kmc-manifest.txt"))
+	args := []string{"check", spec, "--check", "buggy", "--workers", "1", "--out", out}
+	code, _, stderr := runCLI(args...)
+	if code != exitUsage || !strings.Contains(stderr, "holds files kmc did not write") {
+		t.Errorf("symlinked manifest: exit %d, want 2:\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(precious); err != nil || string(b) != "precious\n" {
+		t.Fatalf("precious.txt: %q, %v", b, err)
+	}
+	code, _, stderr = runCLI(append(args, "--force")...)
+	kept, _ := filepath.Glob(filepath.Join(out, "kmc-previous-*", "buggy", "precious.txt"))
+	if code != exitSafety || len(kept) != 1 {
+		t.Fatalf("--force: exit %d, kept %v:\n%s", code, kept, stderr)
+	}
+	if b, _ := os.ReadFile(elsewhere); !strings.Contains(string(b), "precious.txt") {
+		t.Errorf("the symlink's target changed: %q", b)
+	}
+
+	// kmc's own folder now; the user edits trace.txt.
+	txt := filepath.Join(folder, "trace.txt")
+	os.WriteFile(txt, []byte("my notes on the trace\n"), 0o644)
+	code, _, stderr = runCLI(args...)
+	if code != exitSafety || !strings.Contains(stderr, "moved the previous "+folder) {
+		t.Fatalf("edited trace.txt: exit %d, want 12 and the folder moved aside:\n%s", code, stderr)
+	}
+	edited := false
+	aside, _ := filepath.Glob(filepath.Join(out, "kmc-previous-*", "buggy", "trace.txt"))
+	for _, p := range aside {
+		if b, _ := os.ReadFile(p); string(b) == "my notes on the trace\n" {
+			edited = true
+			if others, _ := os.ReadDir(filepath.Dir(p)); len(others) != 1 {
+				t.Errorf("beside the edited file: %v, want it alone (kmc's unchanged files removed)", others)
+			}
+		}
+	}
+	if !edited {
+		t.Errorf("the edited trace.txt is not kept (aside: %v)", aside)
+	}
+	if b, _ := os.ReadFile(txt); !strings.Contains(string(b), "State 1") {
+		t.Errorf("the new trace.txt: %q", b)
+	}
+}
