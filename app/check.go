@@ -152,6 +152,7 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	if res.Verdict == checker.Violated && res.Trace != nil && o.Out != "" {
 		st := res.Stats
 		info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st, Command: o.Command}
+		o.Write.Stop = ctx.Done() // an interrupt ends the drawing of the pictures
 		res.Written, res.WriteErr = writeTrace(o.Out, spec, c, res.Trace, info, o.Write)
 	}
 	if res.Checkpoint != "" {

@@ -78,6 +78,7 @@ func Simulate(ctx context.Context, spec *specs.Spec, name string, o SimulateOpti
 		if o.Command != nil {
 			info.Command = o.Command(res.Run)
 		}
+		o.Write.Stop = ctx.Done() // an interrupt ends the drawing of the pictures
 		res.Written, res.WriteErr = writeTrace(o.Out, spec, c, res.Trace, info, o.Write)
 	}
 	return res, nil

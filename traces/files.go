@@ -54,7 +54,15 @@ type WriteOptions struct {
 	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
 	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
 	Force bool
+	// Stop, when closed (an interrupt), ends the drawing of the pictures: the files
+	// rendered so far (the text forms first) are written, and WriteAll's error wraps
+	// ErrPicturesStopped. A picture being drawn is finished first (a second or two).
+	Stop <-chan struct{}
 }
+
+// ErrPicturesStopped is the error, wrapped, of WriteAll when WriteOptions.Stop ended the
+// drawing of the pictures: the files written are the text forms and the pictures drawn.
+var ErrPicturesStopped = errors.New("interrupted while drawing the pictures")
 
 // Written is what WriteAll did.
 type Written struct {
@@ -270,6 +278,9 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 		names = append(append([]string(nil), names...), viewsFile)
 	}
 	contents, err := renderAll(t, info, opts, names)
+	if errors.Is(err, ErrPicturesStopped) {
+		names, drawErr, err = names[:len(contents)], err, nil
+	}
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
@@ -335,7 +346,7 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 		w.Paths = append(w.Paths, filepath.Join(dir, name))
 	}
 	if drawErr != nil {
-		return w, fmt.Errorf("write %s: %w: wrote %s only", dir, drawErr, strings.Join(textFiles, ", "))
+		return w, fmt.Errorf("write %s: %w: wrote %s only", dir, drawErr, strings.Join(names, ", "))
 	}
 	return w, nil
 }
@@ -371,6 +382,13 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {
+		select {
+		case <-opts.Stop:
+			if i >= len(textFiles) { // the text forms are always written
+				return out[:i], ErrPicturesStopped
+			}
+		default:
+		}
 		var b bytes.Buffer
 		if err := render[name](&b); err != nil {
 			return nil, err

@@ -208,6 +208,11 @@ func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, s *
 		if err != nil {
 			return usageError(stderr, cmd, "--memory: %v (got %q)", err, memory), false
 		}
+		if most, from := app.MemoryCap(); most > 0 && n > most {
+			fmt.Fprintf(stderr, "kmc: %s: --memory %s is more than the %s limit allows: the Go runtime reserves more address space than it uses, and beyond a third of the limit (%s) it dies out of memory before the budget stops the work; using %s\n",
+				cmd, memory, from, specs.FormatSize(most), specs.FormatSize(most))
+			n = most
+		}
 		s.Memory = n
 	}
 	if timeValue != "" {
