@@ -53,6 +53,10 @@ var ErrTooLarge = errors.New("larger than the limit")
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, err := openNoWait(path)
 	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			// A socket cannot be opened at all: say what it is, as for the others.
+			return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(fi.Mode()))
+		}
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
