@@ -213,7 +213,7 @@ func readManifest(path string) (map[string]listing, error) {
 			continue
 		}
 		parts := strings.SplitN(line, " ", 3)
-		if len(parts) != 3 || parts[2] != filepath.Base(parts[2]) || len(parts[1]) != 64 {
+		if len(parts) != 3 || parts[2] != filepath.Base(parts[2]) || parts[2] == "." || parts[2] == ".." || len(parts[1]) != 64 {
 			return nil, fmt.Errorf("the manifest's line %q is not SIZE SHA-256 NAME", line)
 		}
 		size, err := strconv.ParseInt(parts[0], 10, 64)

@@ -12,7 +12,10 @@
 // renamed to the next DIR/ckpt-NNNNNN and DIR fsynced, and only then are the older ones
 // removed: DIR always holds a whole checkpoint, the newest being the one resumed. Only the
 // files this package writes (manifest.txt, search.kmcs) and the folders they leave empty
-// are ever removed.
+// are ever removed. A run that writes checkpoints holds DIR/kmc-checkpoint.lock locked
+// (Lock), which stays in DIR: a second run is refused while the first holds it. Nothing in
+// DIR is followed: a ckpt-* that is a symlink is no checkpoint, the lock is never opened
+// through a symlink, and the two files must be regular files.
 //
 // What the configuration lines say is the caller's (package app writes the spec's model,
 // constants, fixes and the options that shape the search); this package stores them,
