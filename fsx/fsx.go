@@ -162,7 +162,8 @@ func Write(path string, perm fs.FileMode, fill func(io.Writer) error) error {
 
 // replace writes fill's output to a new file in path's folder and renames it to path.
 func replace(path string, mode fs.FileMode, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kmc-*.tmp")
+	RemoveStale(filepath.Dir(path), ".kmc-", ".tmp") // what a kmc killed while writing here left
+	tmp, err := CreateTemp(filepath.Dir(path), ".kmc-", ".tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -292,7 +292,8 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".kmc-tmp-*")
+	fsx.RemoveStale(parent, ".kmc-tmp-", "") // what a kmc killed while writing here left
+	tmp, err := fsx.MkdirTemp(parent, ".kmc-tmp-")
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}

@@ -453,3 +453,39 @@ func TestFullwidthKeyColumn(t *testing.T) {
 		t.Errorf("exit %d, want 2 and %s:4:1:\n%s", code, p, stderr)
 	}
 }
+
+// TestStaleTemporariesRemoved: what a kmc killed while writing left beside an -o target
+// or an --out folder (named with its pid, which is gone) is removed by the next write
+// there; a live process's and look-alikes stay (issue 26, defect 5).
+func TestStaleTemporariesRemoved(t *testing.T) {
+	_, trace := buggyTrace(t)
+	dir := t.TempDir()
+	const gone = 4194001
+	if syscall.Kill(gone, 0) != syscall.ESRCH {
+		t.Skip("pid", gone, "exists")
+	}
+	g := strconv.Itoa(gone)
+	os.WriteFile(filepath.Join(dir, ".kmc-"+g+"-77.tmp"), []byte("x"), 0o600)
+	os.MkdirAll(filepath.Join(dir, ".kmc-tmp-"+g+"-78"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".kmc-tmp-"+g+"-78", "trace.txt"), []byte("x"), 0o600)
+	kept := []string{".kmc-" + strconv.Itoa(os.Getpid()) + "-1.tmp", ".kmc-notes.tmp"}
+	for _, n := range kept {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600)
+	}
+	if code, _, stderr := runCLI("render", trace, "-o", filepath.Join(dir, "t.txt")); code != exitOK {
+		t.Fatalf("render: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("check", spec, "--check", "buggy", "--workers", "1", "--out", dir); code != exitSafety {
+		t.Fatalf("check: %d %s", code, stderr)
+	}
+	for _, n := range []string{".kmc-" + g + "-77.tmp", ".kmc-tmp-" + g + "-78"} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("%s: left", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: removed", n)
+		}
+	}
+}
