@@ -261,6 +261,14 @@ func TestResumeRefused(t *testing.T) {
 		// hang on main; it is refused at once.
 		{"manifest fifo", rms4, "", resume, func() { fifo(t, manifestPath) }, &resumeE, "manifest.txt: not a regular file (a named pipe)"},
 		{"snapshot fifo", rms4, "", resume, func() { fifo(t, snapPath) }, &resumeE, "search.kmcs: not a regular file (a named pipe)"},
+		// Nothing in a checkpoint folder is followed: a symlink as search.kmcs (to the
+		// very snapshot it replaced) is refused.
+		{"snapshot symlink", rms4, "", resume, func() {
+			other := filepath.Join(t.TempDir(), "search.kmcs")
+			os.WriteFile(other, orig[snapPath], 0o644)
+			os.Remove(snapPath)
+			os.Symlink(other, snapPath)
+		}, &resumeE, "search.kmcs: not a regular file (a symlink)"},
 		{"checkpoint taken", rms4, "fixed", CheckOptions{Checkpoint: dir}, nil, &taken, "already holds a checkpoint (ckpt-000001)"},
 		{"checkpoint unwritable", rms4, "fixed", CheckOptions{Checkpoint: "/dev/null/cp"}, nil, &dirE, "not a directory"},
 		{"coverage", rms4, "", CheckOptions{Coverage: true, Resume: dir}, nil, nil, ErrCoverageResumed.Error()},

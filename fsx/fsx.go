@@ -50,8 +50,19 @@ var ErrTooLarge = errors.New("larger than the limit")
 // regular file (a named pipe)"). It never blocks on a named pipe: where the system allows
 // it, the file is opened without waiting for a writer and checked before anything is
 // read.
-func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := openNoWait(path)
+func OpenRegular(path string) (*os.File, fs.FileInfo, error) { return openRegular(path, 0) }
+
+// OpenOwn is OpenRegular for a file of a folder kmc owns (a checkpoint's): a symlink there
+// is not followed but refused, as anything but a regular file is.
+func OpenOwn(path string) (*os.File, fs.FileInfo, error) {
+	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		return nil, nil, fmt.Errorf("%s: %w (a symlink)", path, ErrNotRegular)
+	}
+	return openRegular(path, noFollow)
+}
+
+func openRegular(path string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := openNoWait(path, flag)
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			// A socket cannot be opened at all: say what it is, as for the others.

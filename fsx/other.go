@@ -8,7 +8,7 @@ import (
 )
 
 // openNoWait opens path for reading (this system has no named pipes to wait on).
-func openNoWait(path string) (*os.File, error) { return os.Open(path) }
+func openNoWait(path string, _ int) (*os.File, error) { return os.Open(path) }
 
 // openInPlace opens a file that is not regular (or a stream) for writing, as it is.
 func openInPlace(path string, _ fs.FileMode, stream bool) (*os.File, error) {

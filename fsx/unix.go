@@ -11,8 +11,8 @@ import (
 
 // openNoWait opens path for reading without waiting for a writer, should it be a named
 // pipe; reads from a regular file are not affected.
-func openNoWait(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func openNoWait(path string, flag int) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
 }
 
 // openInPlace opens a file that is not regular (or a stream) for writing, as it is: a

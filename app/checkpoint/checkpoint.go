@@ -384,7 +384,7 @@ func Latest(dir string) (*Checkpoint, error) {
 	seq := seqs[len(seqs)-1]
 	path := filepath.Join(dir, Name(seq))
 	file := filepath.Join(path, ManifestFile)
-	f, _, err := fsx.OpenRegular(file) // a named pipe planted there is refused, not waited on
+	f, _, err := fsx.OpenOwn(file) // a named pipe planted there is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +404,7 @@ func Latest(dir string) (*Checkpoint, error) {
 // manifest and the snapshot's own checksums.
 func (cp *Checkpoint) ReadSnapshot() (*checker.Snapshot, error) {
 	file := filepath.Join(cp.Path, cp.Manifest.File)
-	f, st, err := fsx.OpenRegular(file) // a named pipe planted there is refused, not waited on
+	f, st, err := fsx.OpenOwn(file) // a named pipe planted there is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
