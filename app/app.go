@@ -21,6 +21,7 @@ package app
 import (
 	"context"
 	"runtime"
+	"strings"
 	"time"
 
 	"kmc/checker"
@@ -137,10 +138,16 @@ func runnable(spec *specs.Spec, c *specs.Check, n *specs.Neighbour) (checker.Run
 }
 
 // interrupted marks an incomplete result of a search that ctx stopped, and reports whether
-// it did.
+// it did. A stop in the liveness phase of a complete graph keeps saying where it came
+// ("interrupted during the liveness check of P"); the result's Interrupted, the engine's,
+// names what cut the search short whatever the verdict.
 func interrupted(ctx context.Context, res checker.Result) (checker.Result, bool) {
 	if res.Verdict == checker.Incomplete && ctx.Err() != nil {
-		res.Reason = Interrupted
+		if rest, ok := strings.CutPrefix(res.Reason, "stopped during the liveness check"); ok {
+			res.Reason = Interrupted + " during the liveness check" + rest
+		} else {
+			res.Reason = Interrupted
+		}
 		return res, true
 	}
 	return res, false

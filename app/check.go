@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"kmc/app/checkpoint"
@@ -13,6 +14,7 @@ import (
 // CheckOptions say how Check runs a check. The zero value runs it with the spec's options.
 type CheckOptions struct {
 	Search
+	lock *os.File // the checkpoint folder's lock, while Check runs
 	// Coverage counts, per kind of action, the states where it was enabled and the steps it
 	// took (Result.Coverage). It counts a whole search: not with Resume.
 	Coverage bool
@@ -64,6 +66,9 @@ type CheckResult struct {
 	Checkpoint        string
 	Resumable         bool
 	CheckpointRemoved bool
+	// CheckpointRemoveErr says why the checkpoint of a complete search could not be
+	// removed (a read-only file system): it is still in Checkpoint.
+	CheckpointRemoveErr error
 }
 
 // Fairness is the fairness a check with a liveness property assumes: the kinds of action
@@ -130,7 +135,11 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	opts.Phase = func(name string, st checker.Stats) { emit(Phase{name, st}) }
 	res := &CheckResult{Fairness: fairness(r, opts)}
 	if o.Checkpoint != "" || resumed != nil {
-		if res.Checkpoint, err = o.checkpoints(spec, c, &opts, resumed, emit); err != nil {
+		res.Checkpoint, err = o.checkpoints(spec, c, &opts, resumed, emit)
+		if o.lock != nil {
+			defer o.lock.Close() // the folder's lock, held until its checkpoints are finished
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -143,10 +152,11 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	if res.Verdict == checker.Violated && res.Trace != nil && o.Out != "" {
 		st := res.Stats
 		info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st, Command: o.Command}
+		o.Write.Stop = ctx.Done() // an interrupt ends the drawing of the pictures
 		res.Written, res.WriteErr = writeTrace(o.Out, spec, c, res.Trace, info, o.Write)
 	}
 	if res.Checkpoint != "" {
-		res.Resumable, res.CheckpointRemoved = finishCheckpoints(res.Checkpoint, res.Result)
+		res.Resumable, res.CheckpointRemoved, res.CheckpointRemoveErr = finishCheckpoints(res.Checkpoint, res.Result)
 	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -106,6 +107,14 @@ func (o *CheckOptions) checkpoints(spec *specs.Spec, c *specs.Check, opts *check
 	if dir == "" {
 		dir = o.Resume
 	}
+	lock, err := checkpoint.Lock(dir)
+	if errors.Is(err, checkpoint.ErrLocked) {
+		return "", &CheckpointLockedError{Dir: dir}
+	}
+	if err != nil {
+		return "", &CheckpointDirError{Dir: dir, Err: err}
+	}
+	o.lock = lock
 	seq, err := checkpoint.PrepareDir(dir)
 	if err != nil {
 		return "", &CheckpointDirError{Dir: dir, Err: err}
@@ -146,16 +155,24 @@ func (o *CheckOptions) checkpoints(spec *specs.Spec, c *specs.Check, opts *check
 
 // finishCheckpoints ends the checkpoints of a search in dir. One that a limit or ctx
 // stopped before it was complete keeps them (resumable); a complete one (a verdict, or
-// nothing left on the queue) needs them no more: they are removed.
-func finishCheckpoints(dir string, res checker.Result) (resumable, removed bool) {
+// nothing left on the queue) needs them no more: they are removed, or err says why not.
+func finishCheckpoints(dir string, res checker.Result) (resumable, removed bool, err error) {
 	seqs, err := checkpoint.List(dir)
 	if err != nil || len(seqs) == 0 {
-		return false, false
+		return false, false, nil
 	}
 	if res.Verdict == checker.Incomplete && res.Stats.Queue > 0 {
-		return true, false
+		return true, false, nil
 	}
-	return false, checkpoint.RemoveAll(dir)
+	had, err := checkpoint.RemoveAll(dir)
+	return false, had && err == nil, err
+}
+
+// CheckpointLockedError is a checkpoint folder that another kmc writes checkpoints to.
+type CheckpointLockedError struct{ Dir string }
+
+func (e *CheckpointLockedError) Error() string {
+	return fmt.Sprintf("%s is in use: another kmc writes its checkpoints there (it holds %s locked)", e.Dir, checkpoint.LockName)
 }
 
 // searchConfig is what makes a check's search what it is, one key=value per line: the

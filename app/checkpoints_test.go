@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"kmc/app/checkpoint"
@@ -155,6 +156,15 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
+// fifo replaces path with a named pipe that nobody writes.
+func fifo(t *testing.T, path string) {
+	t.Helper()
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // interruptedCheckpoint leaves a checkpoint of twophase's fixed check (rms=4) in a new
 // folder and returns the folder and the checkpoint in it.
 func interruptedCheckpoint(t *testing.T) (string, string) {
@@ -182,6 +192,7 @@ func TestResumeRefused(t *testing.T) {
 	}
 	restore := func() {
 		for p, data := range orig {
+			os.Remove(p) // a named pipe planted there, too
 			if err := os.WriteFile(p, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -238,6 +249,26 @@ func TestResumeRefused(t *testing.T) {
 			rewrite(func(m *checkpoint.Manifest) { m.CRC ^= 1 })
 		}, &resumeE, "checksum mismatch (manifest"},
 		{"no checkpoint", rms4, "", CheckOptions{Resume: t.TempDir()}, nil, &resumeE, "holds no checkpoint"},
+		// Issue 26, defect 11: a manifest edited with its checksum recomputed (level 999,
+		// 2^62 states generated) was trusted on main; its counters must be the snapshot's.
+		{"manifest level forged", rms4, "", resume, func() { rewrite(func(m *checkpoint.Manifest) { m.Level = 999 }) }, &resumeE,
+			"manifest.txt: level: 999 in the manifest, "},
+		{"manifest generated forged", rms4, "", resume, func() { rewrite(func(m *checkpoint.Manifest) { m.Generated = 1 << 62 }) }, &resumeE,
+			"generated: 4611686018427387904 in the manifest, "},
+		{"manifest queue forged", rms4, "", resume, func() { rewrite(func(m *checkpoint.Manifest) { m.Queue++ }) }, &resumeE,
+			"the checkpoint is forged or corrupt"},
+		// Issue 26, defect 10: a named pipe planted as a checkpoint's file made --resume
+		// hang on main; it is refused at once.
+		{"manifest fifo", rms4, "", resume, func() { fifo(t, manifestPath) }, &resumeE, "manifest.txt: not a regular file (a named pipe)"},
+		{"snapshot fifo", rms4, "", resume, func() { fifo(t, snapPath) }, &resumeE, "search.kmcs: not a regular file (a named pipe)"},
+		// Nothing in a checkpoint folder is followed: a symlink as search.kmcs (to the
+		// very snapshot it replaced) is refused.
+		{"snapshot symlink", rms4, "", resume, func() {
+			other := filepath.Join(t.TempDir(), "search.kmcs")
+			os.WriteFile(other, orig[snapPath], 0o644)
+			os.Remove(snapPath)
+			os.Symlink(other, snapPath)
+		}, &resumeE, "search.kmcs: not a regular file (a symlink)"},
 		{"checkpoint taken", rms4, "fixed", CheckOptions{Checkpoint: dir}, nil, &taken, "already holds a checkpoint (ckpt-000001)"},
 		{"checkpoint unwritable", rms4, "fixed", CheckOptions{Checkpoint: "/dev/null/cp"}, nil, &dirE, "not a directory"},
 		{"coverage", rms4, "", CheckOptions{Coverage: true, Resume: dir}, nil, nil, ErrCoverageResumed.Error()},
@@ -321,7 +352,8 @@ func TestCheckpointFolder(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{checkpoint.Name(n + 1), "notes.txt"}; strings.Join(names, " ") != strings.Join(want, " ") {
+	// The lock file stays (a run holds it locked while it writes checkpoints there).
+	if want := []string{checkpoint.Name(n + 1), checkpoint.LockName, "notes.txt"}; strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("got %v, want %v", names, want)
 	}
 	if len(written) != n+1 || written[n] != filepath.Join(dir, checkpoint.Name(n+1)) {

@@ -7,12 +7,13 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"kmc/fsx"
 	model "kmc/model/kafka"
+	"kmc/traces"
 )
 
 // itfTrace is an ITF trace as kmc writes it: its metadata and states, each variable kept as
@@ -30,7 +31,7 @@ type itfTrace struct {
 
 // loadITF reads an ITF file. Errors name the file and what is wrong.
 func loadITF(path string) (*itfTrace, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadFile(path, traces.DefaultMaxTraceBytes) // a regular file, bounded
 	if err != nil {
 		return nil, err
 	}

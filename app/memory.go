@@ -156,3 +156,20 @@ func withMemoryLimit(budget int64) (restore func()) {
 	prev := debug.SetMemoryLimit(budget)
 	return func() { debug.SetMemoryLimit(prev) }
 }
+
+// MemoryCap is the largest memory budget the process's address-space and data limits
+// (ulimit -v, ulimit -d) allow a search, a third of the least of them, as for the default
+// budget (see above: beyond it Go's allocator dies out of memory before the budget stops
+// the search), and the limit it comes from; 0 when neither is set.
+func MemoryCap() (int64, string) { return memoryCap(osMemorySources) }
+
+func memoryCap(src memorySources) (int64, string) {
+	var least uint64
+	var from string
+	for _, l := range []struct{ which, name string }{{"as", "ulimit -v (RLIMIT_AS)"}, {"data", "ulimit -d (RLIMIT_DATA)"}} {
+		if n, ok := src.rlimit(l.which); ok && n > 0 && n < 1<<62 && (least == 0 || n < least) {
+			least, from = n, l.name
+		}
+	}
+	return int64(least / 3), from
+}

@@ -16,6 +16,10 @@ type SimulateOptions struct {
 	// Bias as there; Workers 0 is the spec's, else every core; Deadlock is on when the spec
 	// or Walks says so. FairnessOverride is the spec's, Progress and Stop are set here.
 	Walks checker.SimOptions
+	// Memory is the walks' memory budget in bytes (checker.SimOptions.MemoryBytes): 0 is
+	// the spec's, else DefaultMemory, as for a check's search. The Go runtime's soft
+	// memory limit is the budget while the walks run.
+	Memory int64
 	// Out, Write: as in CheckOptions. Command, when set, is the command line that takes walk
 	// run alone, which the HTML report names.
 	Out     string
@@ -53,8 +57,17 @@ func Simulate(ctx context.Context, spec *specs.Spec, name string, o SimulateOpti
 	so.FairnessOverride = opts.FairnessOverride
 	so.Progress = func(st checker.SimStats) { emit(SimulateProgress{st}) }
 	so.Stop = ctx.Done()
+	so.MemoryBytes = o.Memory
+	if so.MemoryBytes == 0 {
+		so.MemoryBytes = opts.MemoryBytes
+	}
+	if so.MemoryBytes == 0 {
+		so.MemoryBytes = DefaultMemory()
+	}
 	emit(SimulateStarted{Spec: spec, Check: c, Options: so})
+	restore := withMemoryLimit(so.MemoryBytes)
 	res := &SimulateResult{SimResult: r.Simulate(so)}
+	restore()
 	emit(Searched{})
 	if res.Verdict == checker.Incomplete && ctx.Err() != nil {
 		res.Reason, res.Interrupted = Interrupted, true
@@ -65,6 +78,7 @@ func Simulate(ctx context.Context, spec *specs.Spec, name string, o SimulateOpti
 		if o.Command != nil {
 			info.Command = o.Command(res.Run)
 		}
+		o.Write.Stop = ctx.Done() // an interrupt ends the drawing of the pictures
 		res.Written, res.WriteErr = writeTrace(o.Out, spec, c, res.Trace, info, o.Write)
 	}
 	return res, nil

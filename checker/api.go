@@ -21,7 +21,9 @@ import "time"
 //  2. Next appends to succ and acts and returns them; it allocates nothing per state once
 //     the caller's buffers have grown. acts[i] is the action that leads to succ[i].
 //  3. Encode is canonical: two states are the same state iff their encodings are equal.
-//     Decode(Encode(s)) == s.
+//     Decode(Encode(s)) == s. Decode may assume that Encode wrote its input; a model
+//     implements CheckedDecoder to read bytes from outside (a checkpoint's states), which
+//     returns an error, never a panic, for bytes that encode none of its states.
 //  4. An action code is opaque to the engine; ActionName and ActionKind describe it.
 //     The same code means the same action (kind and arguments) in every state.
 //  5. A model bound is a cut, not a guard. A step that the protocol allows but a bound of
@@ -207,6 +209,16 @@ type Deferring[S any] interface {
 	// behaviour of the model (the choice made as the last state allows, the states renamed
 	// to match). The engine checks the result step by step against Next.
 	Settle(states []S)
+}
+
+// CheckedDecoder is implemented by models that can read a state from bytes the engine did
+// not write in this process (contract item 3): DecodeChecked reads into s what Decode
+// reads, or returns an error, never a panic, when buf is not the encoding of a state of
+// the model with its constants (it ends early, runs on, or holds a count, an index or a
+// value out of its type). The engine reads the states of a snapshot it resumes with it;
+// without it, with Decode, whose panic it then reports as an error.
+type CheckedDecoder[S any] interface {
+	DecodeChecked(buf []byte, s *S) error
 }
 
 // Orbiter is implemented by symmetric models that can say how many states a canonical state
@@ -497,8 +509,17 @@ type Result struct {
 	// Raise names, for an incomplete liveness verdict that a model bound caused, the bounds
 	// to raise (Bounded.Bounds names before "="): "max_epoch".
 	Raise []string
-	Stats Stats
-	Trace *Trace // the counterexample, when Verdict is Violated and one exists
+	// Interrupted names what cut the work short, whatever the verdict: the limit that ended
+	// the search before its state graph was complete ("time 1m0s reached", "max states
+	// 1000 reached", "max depth 9 reached", "memory ... reached", "stopped"), or "stopped"
+	// when a stop request (Options.Stop) ended the liveness check of a complete graph
+	// (Stats.Queue is then 0). "" when the search and its checks ran to their end. With it
+	// set, a Violated verdict is a counterexample found in the part explored: a real one (a
+	// lasso lies among fully expanded states, with steps that were recorded), but neither
+	// it nor the statistics are necessarily those of a complete search.
+	Interrupted string
+	Stats       Stats
+	Trace       *Trace // the counterexample, when Verdict is Violated and one exists
 }
 
 // Trace is a counterexample, independent of the model's state type: what renderers need.

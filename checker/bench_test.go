@@ -107,3 +107,31 @@ func benchPOR(b *testing.B, workers int, por bool) {
 func BenchmarkPORPlain1(b *testing.B)   { benchPOR(b, 1, false) }
 func BenchmarkPORReduced1(b *testing.B) { benchPOR(b, 1, true) }
 func BenchmarkPORReduced2(b *testing.B) { benchPOR(b, 2, true) }
+
+// BenchmarkSimulateSafety: 100 walks of 1000 states through the counters, checking an
+// invariant, 1 worker.
+func BenchmarkSimulateSafety(b *testing.B) {
+	inv := Property[cstate]{Name: "True", Kind: Invariant, State: func(*cstate) bool { return true }}
+	benchSimulate(b, counters{N: 3}, []Property[cstate]{inv})
+}
+
+// BenchmarkSimulateLiveness: the same walks checking a liveness property that holds under
+// weak fairness, with a lasso judged at every revisit.
+func BenchmarkSimulateLiveness(b *testing.B) {
+	back := Property[cstate]{Name: "BackToZero", Kind: LeadsTo,
+		P: func(s *cstate) bool { return s.sum() == 12 }, Q: func(s *cstate) bool { return s.sum() < 12 }}
+	benchSimulate(b, counters{N: 3, fair: Weak}, []Property[cstate]{back})
+}
+
+func benchSimulate(b *testing.B, m counters, props []Property[cstate]) {
+	b.ReportAllocs()
+	var states int64
+	for b.Loop() {
+		r := Simulate[cstate](m, props, SimOptions{Seed: 1, Runs: 100, Depth: 1000, Workers: 1})
+		if r.Verdict != OK {
+			b.Fatalf("got %s %s", r.Verdict, r.Property)
+		}
+		states += r.Stats.States
+	}
+	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+}

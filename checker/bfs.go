@@ -78,6 +78,9 @@ func (e *engine[S]) run() Result {
 				// its start, where a last checkpoint can be taken. (A violation found in the
 				// part expanded is still reported.)
 				reason = e.limitReason(l)
+				for _, w := range e.ws {
+					w.orbits = 0 // states of the dropped segment, expanded again on resume
+				}
 				if !best.found {
 					e.lastCheckpoint(&cur, lo, &next, &p)
 				}
@@ -89,6 +92,10 @@ func (e *engine[S]) run() Result {
 			p.best = best
 			if best.found && !best.step {
 				break
+			}
+			for _, w := range e.ws {
+				e.orbits += w.orbits // the segment is committed: its states count as expanded
+				w.orbits = 0
 			}
 			total := e.insert(outs)
 			d := e.commit(outs, total, &next, atBound)
@@ -142,12 +149,15 @@ func (e *engine[S]) run() Result {
 	depth := p.depth
 	queue := e.distinct - int64(p.expandedTo) + p.queueExtra
 	st := e.stats(queue, depth)
+	// reason, the limit that ended the search before its graph was complete, goes into
+	// every result as Interrupted: the statistics are a partial search's, and a violation
+	// found is one of the part explored.
 	if p.best.found {
-		return Result{Verdict: Violated, Property: e.violName(p.best), Stats: st, Trace: e.safetyTrace(p.best)}
+		return Result{Verdict: Violated, Property: e.violName(p.best), Interrupted: reason, Stats: st, Trace: e.safetyTrace(p.best)}
 	}
 	if e.rec {
 		if err := e.flagUnexpanded(&cur, &next, p.expandedTo); err != nil {
-			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Stats: st}
+			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Interrupted: reason, Stats: st}
 		}
 	}
 	if reason == "" {
@@ -159,9 +169,18 @@ func (e *engine[S]) run() Result {
 		}
 	}
 	if e.rec {
+		// On a partial graph the liveness check looks for lassos among the states expanded,
+		// which are real counterexamples; a stop request ends it (and, made during the
+		// search, ends it at once).
 		res, status := e.checkLiveness(st)
 		res.Stats.Elapsed = time.Since(e.start)
-		if status == liveIncomplete && reason != "" {
+		res.Interrupted = reason
+		switch {
+		case status == liveStopped && reason != "":
+			res.Reason = reason // the search's own limit says it
+		case status == liveStopped:
+			res.Interrupted = e.limitReason(limitStop)
+		case status == liveIncomplete && reason != "":
 			res.Reason += " (" + reason + ")"
 		}
 		if status != liveOK || reason == "" {
@@ -169,7 +188,7 @@ func (e *engine[S]) run() Result {
 		}
 	}
 	if reason != "" {
-		return Result{Verdict: Incomplete, Reason: reason, Stats: st}
+		return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: st}
 	}
 	return Result{Verdict: OK, Stats: st}
 }

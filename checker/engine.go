@@ -2,7 +2,6 @@ package checker
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -40,13 +39,11 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	}
 	// A search under the reduction that expanded every state in full is the plain search,
 	// state for state.
-	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && res.Stats.Reduced == 0 && opts.Resume == nil && res.Verdict == OK && res.Stats.Queue == 0 {
-		// Every state was expanded once, by one worker (OrbitSize), or committed once with
-		// the class size of its candidate (EncodeCanonical).
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && res.Stats.Reduced == 0 && res.Verdict == OK && res.Stats.Queue == 0 {
+		// Every state was expanded once in a segment that was committed (OrbitSize), or
+		// committed once with the class size of its candidate (EncodeCanonical); a resumed
+		// search starts from the snapshot's sum.
 		res.Stats.Unreduced = e.orbits
-		for _, w := range e.ws {
-			res.Stats.Unreduced += w.orbits
-		}
 	}
 	return res
 }
@@ -198,7 +195,7 @@ type engine[S any] struct {
 	ownBytes   atomic.Int64
 	frontBytes int64 // the two frontiers, as of the last segment
 	edgeDouble bool  // the edge stream and index grow by doubling (see memory.go)
-	memSamples []metrics.Sample
+	meter      memMeter
 
 	outs      []*chunkOut
 	dedup     []*segSet // per insertion worker
@@ -211,7 +208,7 @@ type engine[S any] struct {
 	distinct  int64
 	// The reduction's counts before a resumed search (Stats.Reduced, Stats.Proviso).
 	reduced0, proviso0 int64
-	orbits             int64 // with CanonicalEncoder: the class sizes of the states committed
+	orbits             int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
 	spilled            int64 // bytes written by the frontiers' spill files
 	start              time.Time
 	lastProg           time.Time

@@ -34,7 +34,7 @@ type worker[S any] struct {
 	covEnabled, covTaken []int64
 	covSeen              []uint32
 	covState             uint32
-	orbits               int64 // with Orbiter: the sizes of the classes of the states expanded
+	orbits               int64 // with Orbiter: the sizes of the classes of the segment's states expanded
 	// taken, with Options.Vacuity, has bit k set once a step of kind k (< 256) was taken.
 	taken [4]uint64
 	// With the partial-order reduction: the scratch of stubborn sets, and the states

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"strconv"
 )
 
 // frontier is one BFS level: the encodings of its states in index order, in blocks of per
@@ -252,25 +253,34 @@ func (f *frontier) close() {
 // deflate stream of its state lengths (uvarints) and encodings, checksummed. It is emptied
 // when its frontier is reset for a new level and removed when the search ends.
 type spillFile struct {
-	dir   string
-	f     *os.File
-	size  int64
-	total *int64 // adds up the bytes written, when not nil
-	zw    *flate.Writer
-	zr    io.ReadCloser
-	buf   bytes.Buffer
-	rbuf  []byte
-	tmp   []byte
-	br    byteReader
+	dir string
+	f   *os.File
+	// unlinked: f's name was removed when it was created (it lives while open).
+	unlinked bool
+	size     int64
+	total    *int64 // adds up the bytes written, when not nil
+	zw       *flate.Writer
+	zr       io.ReadCloser
+	buf      bytes.Buffer
+	rbuf     []byte
+	tmp      []byte
+	br       byteReader
 }
 
 func (s *spillFile) write(b *fblock) error {
 	if s.f == nil {
-		f, err := os.CreateTemp(s.dir, "kmc-frontier-*.spill")
+		// The name carries the pid, so that a later run can tell a file left by a process
+		// that is gone (kmc removes those: fsx.RemoveStale); the file is unlinked at once
+		// where the system allows it (Unix: it lives while open, and nothing is left
+		// behind whatever ends the process), else removed by close.
+		f, err := os.CreateTemp(s.dir, "kmc-frontier-"+strconv.Itoa(os.Getpid())+"-*.spill")
 		if err != nil {
 			return err
 		}
 		s.f = f
+		if os.Remove(f.Name()) == nil {
+			s.unlinked = true
+		}
 	}
 	s.buf.Reset()
 	if s.zw == nil {
@@ -404,7 +414,9 @@ func (s *spillFile) close() {
 	if s.f != nil {
 		name := s.f.Name()
 		s.f.Close()
-		os.Remove(name)
-		s.f = nil
+		if !s.unlinked {
+			os.Remove(name)
+		}
+		s.f, s.unlinked = nil, false
 	}
 }

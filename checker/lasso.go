@@ -54,8 +54,9 @@ func (e *engine[S]) lassoTrace(p *Property[S], l lasso) *Trace {
 }
 
 // bfs searches from src along edges to states with allowed true, for the nearest state with
-// goal true (src itself included), and returns the path of steps to it, or ok false. Its
-// queue is lc.order, free once the components are found.
+// goal true (src itself included), and returns the path of steps to it, or ok false (also
+// when lc.stop sees a stop request). Its queue is lc.order, free once the components are
+// found.
 func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep, uint32, bool) {
 	g := lc.g
 	st := lc.newStamp()
@@ -64,6 +65,9 @@ func (lc *liveChecker) bfs(src uint32, allowed, goal func(uint32) bool) ([]lstep
 	queue, qn := lc.order, 1
 	queue[0] = src
 	for qi := 0; qi < qn; qi++ {
+		if lc.stop.poll() {
+			return nil, 0, false
+		}
 		v := queue[qi]
 		if goal(v) {
 			k := 0
@@ -107,25 +111,33 @@ func (lc *liveChecker) firstCode(v, w uint32) uint32 {
 }
 
 // lassoFrom builds the lasso from start: the nearest bad state through not-Q states, then
-// stuttering there, or a fair cycle in its component.
-func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) lasso {
+// stuttering there, or a fair cycle in its component. It returns liveViolated with it, or
+// liveStopped when lc.stop saw a stop request.
+func (lc *liveChecker) lassoFrom(start uint32, notQ func(uint32) bool) (int, lasso) {
 	path, b, ok := lc.bfs(start, notQ, func(v uint32) bool { return lc.bad.get(v) })
+	if lc.stop.hit {
+		return liveStopped, lasso{}
+	}
 	if !ok {
 		panic("checker: liveness: a bad state reachable backwards is not reachable forwards")
 	}
 	l := lasso{start: start, path: path}
 	if lc.mayStutter(b) {
 		l.stutter = true
-		return l
+		return liveViolated, l
 	}
 	l.cycle = lc.fairCycle(b)
-	return l
+	if lc.stop.hit {
+		return liveStopped, lasso{}
+	}
+	return liveViolated, l
 }
 
 // fairCycle builds a closed walk from b through b's fair component that satisfies fairness:
 // the shortest cycle through b, extended by detours until every weakly fair action enabled
 // in all its states and every strongly fair action enabled in one of its states is taken on
-// it (or, for a weak one, the walk passes a state where it is disabled).
+// it (or, for a weak one, the walk passes a state where it is disabled). It returns nil
+// when lc.stop sees a stop request.
 func (lc *liveChecker) fairCycle(b uint32) []lstep {
 	g := lc.g
 	comp := lc.label[b]
@@ -141,6 +153,9 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 		return 0, false
 	}
 	walk, u, ok := lc.bfs(b, in, func(v uint32) bool { _, ok := edgeTo(v); return ok })
+	if lc.stop.hit {
+		return nil
+	}
 	if !ok {
 		panic("checker: liveness: a fair component has no cycle through its state")
 	}
@@ -173,6 +188,9 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 			}
 			return weak && !has
 		})
+		if lc.stop.hit {
+			return nil
+		}
 		if !ok {
 			panic("checker: liveness: a fair component has no witness for an action")
 		}
@@ -186,6 +204,9 @@ func (lc *liveChecker) fairCycle(b uint32) []lstep {
 			}
 		}
 		back, _, _ := lc.bfs(u, in, func(v uint32) bool { return v == b })
+		if lc.stop.hit {
+			return nil
+		}
 		walk = append(walk, to...)
 		walk = append(walk, back...)
 	}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -30,10 +31,50 @@ const (
 	liveOK = iota
 	liveViolated
 	liveIncomplete
+	liveStopped // a stop request (Options.Stop) ended the check
 )
 
-// liveGraph assembles the recorded graph, reading its spilled part back.
-func (e *engine[S]) liveGraph() (*lgraph, error) {
+// stopper polls a stop channel from the liveness phase's loops: every stopEvery calls of
+// poll (the first included) it looks at the channel, so that a stop request ends the phase
+// after a few thousand states' work. Once it has seen the request, poll reports true.
+type stopper struct {
+	ch  <-chan struct{}
+	n   uint32
+	hit bool
+}
+
+const stopEvery = 1 << 12
+
+func (s *stopper) poll() bool {
+	if s.hit {
+		return true
+	}
+	if s.n%stopEvery == 0 {
+		select {
+		case <-s.ch:
+			s.hit = true
+		default:
+		}
+	}
+	s.n++
+	return s.hit
+}
+
+// now looks at the channel at once (at the start of a piece of work).
+func (s *stopper) now() bool {
+	s.n = 0
+	return s.poll()
+}
+
+// errLiveStopped is the error of a liveness phase that a stop request ended.
+var errLiveStopped = errors.New("stopped")
+
+// liveGraph assembles the recorded graph, reading its spilled part back; errLiveStopped
+// when stop sees a stop request.
+func (e *engine[S]) liveGraph(stop *stopper) (*lgraph, error) {
+	if stop.now() {
+		return nil, errLiveStopped
+	}
 	if err := e.es.load(); err != nil {
 		return nil, err
 	}
@@ -65,6 +106,10 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 		if v%(1<<16) == 0 {
 			e.es.releaseTo(int(e.es.blk[v/edgeBlock]))
 		}
+		if stop.poll() {
+			e.es.releaseAll()
+			return nil, errLiveStopped
+		}
 		it := g.out(uint32(v))
 		for _, c, ok := g.next(&it); ok; _, c, ok = g.next(&it) {
 			if g.fair[c] != Unfair {
@@ -80,13 +125,24 @@ func (e *engine[S]) liveGraph() (*lgraph, error) {
 // checkLiveness checks every bound liveness property and returns the first violation, or
 // else the first property whose verdict depends on truncated states or on steps cut by a
 // model bound.
+//
+// A stop request (Options.Stop) ends it, with status liveStopped and an incomplete result
+// that says where.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
+	stop := &stopper{ch: e.opts.Stop}
+	stopped := func(where string) (Result, int) {
+		return Result{Verdict: Incomplete, Stats: st, Reason: "stopped during the liveness check" + where}, liveStopped
+	}
 	e.phase(PhaseLivenessGraph, st)
-	g, err := e.liveGraph()
+	g, err := e.liveGraph(stop)
+	if err == errLiveStopped {
+		return stopped("")
+	}
 	if err != nil {
 		return Result{Verdict: Incomplete, Stats: st, Reason: err.Error()}, liveIncomplete
 	}
 	lc := newLiveChecker(g)
+	lc.stop = stop
 	incomplete := Result{}
 	found := false
 	for j, pi := range e.live {
@@ -94,6 +150,9 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		e.phase(PhaseLiveness+p.Name, st)
 		status, lasso := lc.check(p.Kind, e.flags[j], true)
 		e.es.releaseAll() // the component search read the stream out of order
+		if status == liveStopped {
+			return stopped(" of " + p.Name)
+		}
 		if status == liveViolated {
 			return Result{Verdict: Violated, Property: p.Name, Stats: st, Trace: e.lassoTrace(p, lasso)}, liveViolated
 		}
@@ -102,6 +161,9 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		if len(g.cutState) > 0 {
 			lax, l := lc.check(p.Kind, e.flags[j], false)
 			e.es.releaseAll()
+			if lax == liveStopped {
+				return stopped(" of " + p.Name)
+			}
 			if lax == liveViolated {
 				var because string
 				because, raise = e.cutCause(lc, l)
@@ -279,6 +341,7 @@ type liveChecker struct {
 	stamp      int32 // lasso search stamps, negative (Tarjan's indices are positive)
 	truncCount int
 	strict     bool // cut steps count as enabled and never taken
+	stop       *stopper
 
 	// per code id scratch
 	taken   []bool
@@ -292,6 +355,8 @@ func newLiveChecker(g *lgraph) *liveChecker {
 	lc := &liveChecker{g: g, label: make([]int32, g.n), starts: newBitset(g.n),
 		bad: newBitset(g.n), inF: newBitset(g.n), reach: newBitset(g.n), nextLab: 2}
 	lc.scc = newSCCFinder(g, lc.label)
+	lc.stop = &stopper{}
+	lc.scc.stop = lc.stop
 	nc := len(g.fair)
 	lc.taken, lc.seen, lc.enCount, lc.enStamp = make([]bool, nc), make([]bool, nc), make([]int32, nc), make([]int32, nc)
 	lc.touched = make([]uint32, 0, nc)
@@ -308,10 +373,15 @@ func (lc *liveChecker) scratchBytes() int64 {
 }
 
 // check looks for a fair lasso that violates the property of kind with the given state
-// flags; strict says whether cut steps count as enabled (see the top of this file).
+// flags; strict says whether cut steps count as enabled (see the top of this file). It
+// polls lc.stop in its loops, and returns liveStopped once that sees a stop request.
 func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) {
 	g := lc.g
 	lc.strict = strict
+	lc.scc.stop = lc.stop
+	if lc.stop.now() {
+		return liveStopped, lasso{}
+	}
 	notQ := func(v uint32) bool { return flags[v]&2 == 0 }
 	isStart := func(v uint32) bool {
 		switch kind {
@@ -333,6 +403,9 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 	clear(lc.reach)
 	queue, qn := lc.label, 0
 	for v := 0; v < g.n; v++ {
+		if lc.stop.poll() {
+			return liveStopped, lasso{}
+		}
 		if isStart(uint32(v)) {
 			inF.set(uint32(v))
 			queue[qn] = int32(v)
@@ -340,6 +413,9 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		}
 	}
 	for qi := 0; qi < qn; qi++ {
+		if lc.stop.poll() {
+			return liveStopped, lasso{}
+		}
 		it := g.out(uint32(queue[qi]))
 		for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
 			if !inF.get(w) && notQ(w) {
@@ -401,13 +477,16 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 		}
 		anyBad = anyBad || reach
 	})
+	if lc.stop.hit {
+		return liveStopped, lasso{}
+	}
 	if anyBad {
 		// The lasso's steps take the call stack's place.
 		lc.scc.call.release()
 		// The first start state (in BFS order: a shortest prefix) that reaches a bad state.
 		for v := 0; v < g.n; v++ {
 			if isStart(uint32(v)) && !g.trunc.get(uint32(v)) && lc.reach.get(uint32(v)) {
-				return liveViolated, lc.lassoFrom(uint32(v), notQ)
+				return lc.lassoFrom(uint32(v), notQ)
 			}
 		}
 		// Only through truncated states (a state at the depth bound keeps the edges to the
@@ -423,9 +502,12 @@ func (lc *liveChecker) check(kind Kind, flags []byte, strict bool) (int, lasso) 
 			dead.set(uint32(v))
 			queue[0], qn = uint32(v), 1
 			for qi := 0; qi < qn; qi++ {
+				if lc.stop.poll() {
+					return liveStopped, lasso{}
+				}
 				u := queue[qi]
 				if lc.bad.get(u) {
-					return liveViolated, lc.lassoFrom(uint32(v), notQ)
+					return lc.lassoFrom(uint32(v), notQ)
 				}
 				it := g.out(u)
 				for w, _, ok := g.next(&it); ok; w, _, ok = g.next(&it) {
@@ -482,7 +564,7 @@ func (lc *liveChecker) findFair(comp []uint32) {
 	starts := lc.starts
 	starts.set(0)
 	end := uint32(len(comp)) // comp[:end] holds the parts to look at
-	for end > 0 {
+	for end > 0 && !lc.stop.poll() {
 		at := starts.prevSet(end - 1)
 		starts.clear(at)
 		part := comp[at:end]

@@ -464,7 +464,7 @@ func scratchCase[S any](t *testing.T, m Model[S], props []Property[S]) scratch {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	g, err := e.liveGraph()
+	g, err := e.liveGraph(&stopper{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,12 +174,20 @@ func (e *engine[S]) usedBytes() int64 {
 	return b
 }
 
-// overhead is the memory of the Go runtime beyond the engine's tables (own bytes), from
-// runtime/metrics: its metadata, stacks and other non-heap memory, and the live heap
-// objects that are not the engine's (as of the last collection).
-func (e *engine[S]) overhead(own int64) int64 {
-	if e.memSamples == nil {
-		e.memSamples = []metrics.Sample{
+// overhead is the memory of the Go runtime beyond the engine's tables (own bytes): see
+// memMeter.overhead.
+func (e *engine[S]) overhead(own int64) int64 { return e.meter.overhead(own) }
+
+// memMeter reads, from runtime/metrics, the memory of the Go runtime beyond what a search
+// holds in its own tables.
+type memMeter struct{ samples []metrics.Sample }
+
+// overhead is the memory of the Go runtime beyond own bytes of a search's tables: its
+// metadata, stacks and other non-heap memory, and the live heap objects that are not the
+// search's (as of the last collection).
+func (mm *memMeter) overhead(own int64) int64 {
+	if mm.samples == nil {
+		mm.samples = []metrics.Sample{
 			{Name: "/memory/classes/total:bytes"},
 			{Name: "/memory/classes/heap/released:bytes"},
 			{Name: "/memory/classes/heap/objects:bytes"},
@@ -188,9 +196,9 @@ func (e *engine[S]) overhead(own int64) int64 {
 			{Name: "/gc/heap/live:bytes"},
 		}
 	}
-	metrics.Read(e.memSamples)
+	metrics.Read(mm.samples)
 	var v [6]int64
-	for i, s := range e.memSamples {
+	for i, s := range mm.samples {
 		if s.Value.Kind() != metrics.KindUint64 {
 			return 0
 		}

@@ -78,6 +78,7 @@ type sccFinder struct {
 	nodes   []sccNode
 	onStack bitset
 	call    frameStack
+	stop    *stopper // polled per state visited: a run that sees a stop request returns
 }
 
 // sccNode is Tarjan's per-state data, side by side for locality.
@@ -130,7 +131,7 @@ func relPos(p, blk int) uint32 {
 }
 
 func newSCCFinder(g *lgraph, label []int32) *sccFinder {
-	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: newBitset(g.n)}
+	return &sccFinder{g: g, label: label, nodes: make([]sccNode, g.n), onStack: newBitset(g.n), stop: &stopper{}}
 }
 
 // run finds the strongly connected components of the subgraph induced by the states with
@@ -140,7 +141,8 @@ func newSCCFinder(g *lgraph, label []int32) *sccFinder {
 // one emitted before it. buf is the Tarjan stack, used from its end down, and must have
 // room for every state the run visits; a component is a slice of it, valid during the call,
 // which emit may reorder. emit may itself call run, with another buffer, on the states of
-// the component (relabelled): the inner run's frames go on top of the outer run's.
+// the component (relabelled): the inner run's frames go on top of the outer run's. When
+// f.stop sees a stop request, run returns at once, its work left half done.
 func (f *sccFinder) run(roots []uint32, lab int32, buf []uint32, emit func(comp []uint32)) {
 	for _, v := range roots {
 		f.nodes[v].index = 0
@@ -180,6 +182,9 @@ func (f *sccFinder) run(roots []uint32, lab int32, buf []uint32, emit func(comp 
 		}
 		push(r)
 		for call.n > base {
+			if f.stop.poll() {
+				return
+			}
 			fr := call.top()
 			v := fr.v
 			descended := false

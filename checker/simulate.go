@@ -4,9 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Simulation takes random walks through a model whose bounds are too large to exhaust, in
@@ -25,8 +27,14 @@ import (
 //
 // Walk k draws from a generator seeded from (Seed, k) alone, so walk k is the same walk
 // whichever worker takes it and whatever ran before; the violation reported is the one of
-// the lowest walk index that has one (its first, by step), so the verdict, the walk and
-// the trace do not depend on the number of workers.
+// the lowest walk index that has one (its first, by step), and the statistics count the
+// walks in index order up to it, so the verdict, the walk, the trace and the statistics do
+// not depend on the number of workers.
+//
+// A walk keeps only what it needs (simWorker): for safety, its distinct states'
+// fingerprints and how each was first reached, so that its memory grows with the distinct
+// states it visits, not with its depth; the trace of a violation is rebuilt by replaying
+// the model from the walk's initial state.
 
 // SimOptions control a simulation. The zero value works: 1000 walks of at most 100 states
 // from seed 0 on all cores.
@@ -37,8 +45,13 @@ type SimOptions struct {
 	Depth    int           // states per walk, the initial one included; 0: 100
 	Workers  int           // 0: runtime.NumCPU()
 	Time     time.Duration // wall-clock budget; 0: none. Reaching it ends the simulation (ok)
-	Deadlock bool          // report a state without successors (nor cut steps)
-	Bias     Bias          // how a walk chooses among successors; "": BiasUniform
+	// MemoryBytes is a budget, as Options.MemoryBytes, for the walks' buffers, the results
+	// of walks waiting to be counted and the Go runtime's memory when the simulation
+	// starts; 0: none. A walk that would grow them beyond it ends the simulation
+	// (incomplete), with the statistics of the walks done.
+	MemoryBytes int64
+	Deadlock    bool // report a state without successors (nor cut steps)
+	Bias        Bias // how a walk chooses among successors; "": BiasUniform
 	// FairnessOverride is as in Options.
 	FairnessOverride []Fairness
 	// Progress, when non-nil, is called from the caller's goroutine about every
@@ -80,8 +93,10 @@ const (
 	maxSimDepth     = 1 << 30 // positions in a walk are int32
 )
 
-// SimStats are a simulation's statistics. Walks cut short by a stop, a time budget or a
-// violation in a lower walk are not counted.
+// SimStats are a simulation's statistics. At a violation they count the walks up to the
+// violating one (included) and no others, so that every figure is the same for any number
+// of workers; otherwise every walk done. Walks cut short (by a stop, a budget or a
+// violation in a lower walk) are not counted.
 type SimStats struct {
 	Walks     int64 // walks taken to their end
 	States    int64 // states visited over those walks, each walk's initial state included
@@ -123,10 +138,11 @@ const (
 	haltNone int32 = iota
 	haltTime
 	haltStop
+	haltMemory
 )
 
-// sim holds one simulation. Workers share only the atomics, the sketch and, under mu, the
-// violation of the lowest walk.
+// sim holds one simulation. Workers share only the atomics and, under mu, the violation of
+// the lowest walk and the results of the walks not yet counted.
 type sim[S any] struct {
 	m       Model[S]
 	view    func(enc []byte) []byte // the model's Projected.View, or nil
@@ -142,18 +158,33 @@ type sim[S any] struct {
 	depth   int
 	workers int
 	inits   []S
+	width   int64 // bytes of a state
 
-	next      atomic.Int64 // next walk index, relative to FirstRun
-	best      atomic.Int64 // lowest walk index (relative) with a violation, or MaxInt64
-	halt      atomic.Int32
-	walks     atomic.Int64
-	states    atomic.Int64
-	generated atomic.Int64
-	maxDepth  atomic.Int64
-	hll       []atomic.Uint32 // HyperLogLog registers of the visited fingerprints
+	next atomic.Int64 // next walk index, relative to FirstRun
+	best atomic.Int64 // lowest walk index (relative) with a violation, or MaxInt64
+	halt atomic.Int32
+	used atomic.Int64 // bytes held against the memory budget (SimOptions.MemoryBytes)
+	hll  []atomic.Uint32
 
 	mu   sync.Mutex
+	cond *sync.Cond    // on mu: signalled when walks are counted or the simulation halts
 	viol *simViolation // of walk best
+	// The walks done are counted in index order: counted is the first walk not counted
+	// yet, and pending holds the results of the later walks done so far. At a violation
+	// the walks up to it are counted, whichever worker took them and when.
+	// A worker takes no walk more than simWindow walks per worker past the first not
+	// counted, so that pending stays small while one walk is much longer than the others.
+	counted int64
+	pending map[int64]*walkResult
+	free    []*walkResult
+	total   SimStats // the walks counted: Walks, States, Generated, MaxDepth
+}
+
+// walkResult is what a walk done adds to the statistics: its states (positions), the
+// successors it computed, and the fingerprints of its distinct states (for the sketch).
+type walkResult struct {
+	states, generated int64
+	fps               []uint64
 }
 
 type simViolation struct {
@@ -217,8 +248,14 @@ func newSim[S any](m Model[S], props []Property[S], opts SimOptions) (*sim[S], S
 	if len(s.inits) == 0 {
 		return fail("the model has no initial state")
 	}
+	var z S
+	s.width = int64(unsafe.Sizeof(z))
 	s.best.Store(math.MaxInt64)
 	s.hll = make([]atomic.Uint32, 1<<hllBits)
+	s.pending = map[int64]*walkResult{}
+	s.cond = sync.NewCond(&s.mu)
+	var meter memMeter
+	s.used.Store(meter.overhead(0) + 4<<hllBits)
 	return s, SimResult{}, true
 }
 
@@ -272,15 +309,31 @@ wait:
 		case <-done:
 			break wait
 		case <-deadline:
-			s.halt.CompareAndSwap(haltNone, haltTime)
+			s.setHalt(haltTime)
 			deadline = nil
 		case <-stop:
-			s.halt.CompareAndSwap(haltNone, haltStop)
+			s.setHalt(haltStop)
 			stop = nil
 		case <-tick:
 			s.opts.Progress(s.stats(time.Since(start)))
 		}
 	}
+	// The walks up to the violating one are counted already, unless a stop or a budget cut
+	// one of them short (the violation is then one of those found, not necessarily the
+	// lowest walk's): count the walks done up to it, or without a violation every walk
+	// done, past the ones cut short.
+	s.mu.Lock()
+	last := int64(math.MaxInt64)
+	if s.viol != nil {
+		last = s.best.Load()
+	}
+	for run := s.counted; run <= last && len(s.pending) > 0; run++ {
+		if r, ok := s.pending[run]; ok {
+			s.count(r)
+			delete(s.pending, run)
+		}
+	}
+	s.mu.Unlock()
 	res := SimResult{Seed: s.opts.Seed, Stats: s.stats(time.Since(start))}
 	switch {
 	case s.viol != nil:
@@ -288,6 +341,8 @@ wait:
 		res.Run = s.opts.FirstRun + s.best.Load()
 	case s.halt.Load() == haltStop:
 		res.Verdict, res.Reason = Incomplete, "interrupted"
+	case s.halt.Load() == haltMemory:
+		res.Verdict, res.Reason = Incomplete, "memory "+strconv.FormatInt(s.opts.MemoryBytes, 10)+" bytes reached"
 	case s.halt.Load() == haltTime:
 		res.Verdict, res.Reason = OK, "time budget reached"
 	default:
@@ -297,8 +352,79 @@ wait:
 }
 
 func (s *sim[S]) stats(elapsed time.Duration) SimStats {
-	return SimStats{Walks: s.walks.Load(), States: s.states.Load(), Generated: s.generated.Load(),
-		Distinct: hllEstimate(s.hll), MaxDepth: int(s.maxDepth.Load()), Elapsed: elapsed, Workers: s.workers}
+	s.mu.Lock()
+	st := s.total
+	s.mu.Unlock()
+	st.Distinct, st.Elapsed, st.Workers = hllEstimate(s.hll), elapsed, s.workers
+	return st
+}
+
+// setHalt halts the simulation for reason h, unless it is halted already, and wakes the
+// workers waiting to take a walk.
+func (s *sim[S]) setHalt(h int32) {
+	s.halt.CompareAndSwap(haltNone, h)
+	s.mu.Lock()
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// simWindow is how many walks per worker a worker may take past the first walk not
+// counted yet (see sim.pending).
+const simWindow = 16
+
+// wait waits until walk run is within the window of walks a worker may take, or the
+// simulation halts; it reports whether to take it.
+func (s *sim[S]) wait(run int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for run >= s.counted+simWindow*int64(s.workers) && s.halt.Load() == haltNone && run <= s.best.Load() {
+		s.cond.Wait()
+	}
+	return s.halt.Load() == haltNone && run <= s.best.Load()
+}
+
+// count adds a walk's result to the statistics (under mu) and frees it.
+func (s *sim[S]) count(r *walkResult) {
+	s.total.Walks++
+	s.total.States += r.states
+	s.total.Generated += r.generated
+	s.total.MaxDepth = max(s.total.MaxDepth, int(r.states))
+	for _, fp := range r.fps {
+		hllAdd(s.hll, fp)
+	}
+	r.fps = r.fps[:0]
+	s.free = append(s.free, r) // its fingerprints' array stays counted in used
+
+}
+
+// done records walk run's result, and counts the walks done in index order from the first
+// not counted yet, up to the violating walk.
+func (s *sim[S]) done(run int64, w *simWorker[S]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var r *walkResult
+	if n := len(s.free); n > 0 {
+		r, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		r = &walkResult{}
+	}
+	r.states, r.generated = int64(w.n), w.generated
+	old := cap(r.fps)
+	for i := range w.nodes {
+		r.fps = append(r.fps, w.nodes[i].vfp)
+	}
+	s.used.Add(8 * int64(cap(r.fps)-old))
+	s.pending[run] = r
+	for run := s.counted; run <= s.best.Load(); run++ {
+		r, ok := s.pending[run]
+		if !ok {
+			break
+		}
+		s.count(r)
+		delete(s.pending, run)
+		s.counted = run + 1
+	}
+	s.cond.Broadcast()
 }
 
 // work takes walks in index order until there are none left, a lower walk has found a
@@ -306,62 +432,100 @@ func (s *sim[S]) stats(elapsed time.Duration) SimStats {
 func (s *sim[S]) work(w *simWorker[S]) {
 	for {
 		run := s.next.Add(1) - 1
-		if (s.runs > 0 && run >= s.runs) || run > s.best.Load() || s.halt.Load() != haltNone {
+		if (s.runs > 0 && run >= s.runs) || !s.wait(run) {
 			return
 		}
 		v, done := w.walk(run)
 		if !done {
 			continue
 		}
-		w.account()
 		if v != nil {
 			s.mu.Lock()
 			if run < s.best.Load() {
 				s.best.Store(run)
 				s.viol = v
 			}
+			s.cond.Broadcast()
 			s.mu.Unlock()
 		}
+		s.done(run, w)
 	}
 }
 
 // simWorker holds one worker's buffers, reused from walk to walk: once they have grown, a
 // walk allocates nothing unless it finds a violation.
+//
+// A walk keeps its last two states, and of the others only what a trace needs to be rebuilt
+// by replay: each distinct state it visited once (a node: its fingerprint, the action and
+// the state before its first visit), and, when liveness is checked, each position's node,
+// action and successor index. A walk that checks safety only thus holds memory in
+// proportion to the distinct states it visits, not to its depth.
 type simWorker[S any] struct {
 	s   *sim[S]
 	rng splitmix
 
 	succ []S // successors of the walk's last state
 	acts []uint64
-	// Scratch for a state's steps with the cut ones, when fairness or deadlock needs them.
+	// Scratch for a state's steps with the cut ones, when fairness or deadlock needs them;
+	// cutAt is the position they were computed for (-1: none).
 	xsucc      []S
 	xacts, cut []uint64
 	by         []int
+	cutAt      int32
 
-	// The walk: path[p] is its p-th state, reached by codes[p] (codes[0] is unused); fps[p]
-	// is its fingerprint and first[p] the first position holding the same state.
-	path  []S
+	// The walk: n positions so far, the state at the last in st[ci] and the one before it
+	// in st[1-ci]; init is the index of its initial state in the model's.
+	st   [2]S
+	ci   int
+	n    int32
+	init int
+	// Its distinct states, in the order first visited, and seen: fingerprint -> node;
+	// curID is the node at the last position.
+	nodes  []simNode
+	seen   walkSet
+	curID  int32 // the node at the last position
+	prevID int32 // the node at the one before
+	// Per position, when liveness is checked: its node, the action into it and that
+	// successor's index among the previous state's (for replay); and the state at every
+	// simMark-th position, from which fillFair replays (into rs).
+	ids   []int32
 	codes []uint64
-	fps   []uint64
-	first []int32
-	seen  walkSet      // fingerprint -> latest position
+	picks []int32
+	marks []S
+	rs    [2]S
+
 	tried walkSet      // BiasDelay: action (keyed by mix64 of its code) -> index in dent
 	kinds []int        // BiasKinds: the kinds enabled
 	dent  []delayEntry // BiasDelay: per action
 	ready []int32      // BiasDelay: per successor, when it is due
-	top   []byte       // encoding of path's last state
+	top   []byte       // encoding of the walk's last state
 	enc   []byte       // scratch
 	enc2  []byte
 
 	lv []liveTrack // per liveness property
 
-	// Per position, the fair actions enabled or cut there (fairInfo), in fairBuf[lo:hi];
-	// lo < 0 until computed.
-	fairLo, fairHi []int32
-	fairBuf        []uint64
-	union          []enabledCode
+	// The fair actions enabled or cut in a node's state (fillFair) are fairBuf[lo:hi] of
+	// its fairLo, fairHi.
+	fairBuf []uint64
+	union   []enabledCode
 
 	generated int64
+	held      int64 // bytes of the buffers counted in sim.used
+}
+
+// simNode is a distinct state of a walk: the fingerprints of its whole encoding and of its
+// view (the same without a Projected model), the action into its first visit and the node
+// visited just before (-1 for the initial state), its first and latest positions, and the
+// range of its fair actions in fairBuf (fairLo < 0 until computed). A walk tells states
+// apart by their whole encoding, so that a trace rebuilt from its nodes is a behaviour of
+// the model even where auxiliary variables (a view) change what a step does; its
+// statistics count views, as Check does.
+type simNode struct {
+	fp, vfp        uint64
+	code           uint64
+	parent         int32
+	first, last    int32
+	fairLo, fairHi int32
 }
 
 // liveTrack follows one liveness property along the walk: counts of the positions 0..p
@@ -382,8 +546,8 @@ func newSimWorker[S any](s *sim[S]) *simWorker[S] {
 }
 
 func (w *simWorker[S]) reset() {
-	w.path, w.codes, w.fps, w.first = w.path[:0], w.codes[:0], w.fps[:0], w.first[:0]
-	w.fairLo, w.fairHi, w.fairBuf = w.fairLo[:0], w.fairHi[:0], w.fairBuf[:0]
+	w.n, w.nodes, w.ids, w.codes, w.picks, w.marks = 0, w.nodes[:0], w.ids[:0], w.codes[:0], w.picks[:0], w.marks[:0]
+	w.fairBuf = w.fairBuf[:0]
 	for i := range w.lv {
 		lt := &w.lv[i]
 		lt.p, lt.q, lt.pend = lt.p[:0], lt.q[:0], lt.pend[:0]
@@ -392,45 +556,39 @@ func (w *simWorker[S]) reset() {
 	w.tried.reset()
 	w.dent = w.dent[:0]
 	w.generated = 0
+	w.cutAt = -1
 }
 
-// account adds a completed walk to the statistics.
-func (w *simWorker[S]) account() {
-	s := w.s
-	s.walks.Add(1)
-	s.states.Add(int64(len(w.path)))
-	s.generated.Add(w.generated)
-	for {
-		d := s.maxDepth.Load()
-		if int64(len(w.path)) <= d || s.maxDepth.CompareAndSwap(d, int64(len(w.path))) {
-			break
-		}
-	}
-	for _, fp := range w.fps {
-		hllAdd(s.hll, fp)
-	}
-}
+// cur is the walk's last state.
+func (w *simWorker[S]) cur() *S { return &w.st[w.ci] }
 
 // walk takes walk run (relative to FirstRun). It returns the violation found, if any, and
-// whether the walk reached its end (false: a stop, the time budget or a violation in a
-// lower walk cut it short).
+// whether the walk reached its end (false: a stop, the time or memory budget or a violation
+// in a lower walk cut it short).
 func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 	s := w.s
 	w.rng = walkRNG(s.opts.Seed, s.opts.FirstRun+run)
 	w.reset()
-	w.push(s.inits[w.rng.intn(len(s.inits))], 0)
-	if v := w.checkState(0); v != nil {
+	w.init = w.rng.intn(len(s.inits))
+	if _, ok := w.push(&s.inits[w.init], 0, -1); !ok {
+		return nil, false
+	}
+	if v := w.checkState(); v != nil {
 		return v, true
 	}
 	for {
-		i := len(w.path) - 1
+		i := int(w.n) - 1
 		if s.halt.Load() != haltNone || s.best.Load() < run {
 			return nil, false
 		}
-		w.succ, w.acts = s.m.Next(&w.path[i], w.succ[:0], w.acts[:0])
+		before := cap(w.succ)
+		w.succ, w.acts = s.m.Next(w.cur(), w.succ[:0], w.acts[:0])
+		if c := cap(w.succ); c != before {
+			w.account((s.width + 8) * int64(c-before))
+		}
 		w.generated += int64(len(w.succ))
-		if len(w.succ) == 0 && s.opts.Deadlock && !w.anyCut(i) {
-			return w.safetyViolation(-1, i, false), true
+		if len(w.succ) == 0 && s.opts.Deadlock && !w.anyCut() {
+			return w.safetyViolation(-1, false, 0), true
 		}
 		if v := w.stutter(i); v != nil {
 			return v, true
@@ -440,17 +598,19 @@ func (w *simWorker[S]) walk(run int64) (*simViolation, bool) {
 		}
 		k := w.choose()
 		a := w.acts[k]
-		prev := w.push(w.succ[k], a)
-		p := i + 1
-		if v := w.checkState(p); v != nil {
+		prev, ok := w.push(&w.succ[k], a, k)
+		if !ok {
+			return nil, false
+		}
+		if v := w.checkState(); v != nil {
 			return v, true
 		}
 		for _, pi := range s.act {
-			if !s.props[pi].Step(&w.path[i], a, &w.path[p]) {
-				return w.safetyViolation(pi, p, true), true
+			if !s.props[pi].Step(&w.st[1-w.ci], a, w.cur()) {
+				return w.safetyViolation(pi, true, a), true
 			}
 		}
-		if prev >= 0 {
+		if prev >= 0 && len(s.live) > 0 {
 			if v := w.cycle(int(prev), i, a); v != nil {
 				return v, true
 			}
@@ -491,7 +651,7 @@ func (w *simWorker[S]) choose() int {
 			}
 		}
 	case BiasDelay:
-		i := int32(len(w.path) - 1)
+		i := w.n - 1
 		w.ready = w.ready[:0]
 		due, earliest := 0, int32(math.MaxInt32)
 		for _, a := range w.acts {
@@ -545,24 +705,106 @@ func (w *simWorker[S]) delay() int32 {
 	return int32(math.Exp(u*math.Log(float64(w.s.depth)))) - 1
 }
 
-// push appends state st, reached by action a, to the walk and returns the latest earlier
-// position holding the same state, or -1.
-func (w *simWorker[S]) push(st S, a uint64) int32 {
+// account adds n bytes the worker's buffers grew by to what the simulation holds.
+func (w *simWorker[S]) account(n int64) {
+	w.held += n
+	w.s.used.Add(n)
+}
+
+// room reports whether the memory budget has room for need more bytes; when it has not, it
+// halts the simulation (a budget of 0 has room for anything).
+func (w *simWorker[S]) room(need int64) bool {
 	s := w.s
-	p := int32(len(w.path))
-	w.path = append(w.path, st)
-	w.codes = append(w.codes, a)
-	w.top = s.m.Encode(&w.path[p], w.top[:0])
-	fp := fpView(s.view, w.top)
-	w.fps = append(w.fps, fp)
-	prev := w.seen.put(fp, p)
-	f := p
-	if prev >= 0 {
-		f = w.first[prev]
+	if s.opts.MemoryBytes <= 0 || s.used.Load()+need <= s.opts.MemoryBytes {
+		return true
 	}
-	w.first = append(w.first, f)
-	w.fairLo, w.fairHi = append(w.fairLo, -1), append(w.fairHi, -1)
-	cur := &w.path[p]
+	s.setHalt(haltMemory)
+	return false
+}
+
+// grow returns x with room for n more elements of width bytes (growCap's rule), or ok false
+// when the memory budget has no room for the new array and the old one, live while it is
+// copied.
+func grow[T any, S any](w *simWorker[S], x []T, n int, width int64) ([]T, bool) {
+	if len(x)+n <= cap(x) {
+		return x, true
+	}
+	c := growCap(cap(x), len(x)+n, false)
+	if !w.room(width * int64(c)) {
+		return x, false
+	}
+	w.account(width * int64(c-cap(x)))
+	y := make([]T, len(x), c)
+	copy(y, x)
+	return y, true
+}
+
+// push makes st, reached by action a (successor pick of the last state; -1 for the initial
+// state), the walk's next position and returns the latest earlier position that held the
+// same state, or -1; ok is false when the memory budget has no room for it.
+func (w *simWorker[S]) push(st *S, a uint64, pick int) (prev int32, ok bool) {
+	s := w.s
+	p := w.n
+	w.top = s.m.Encode(st, w.top[:0])
+	fp := fingerprint(w.top)
+	id, known := w.seen.get(fp)
+	if !known {
+		if b := w.seen.growBytes(); b > 0 {
+			if !w.room(b) {
+				return -1, false
+			}
+			w.account(b - w.seen.bytes())
+		}
+		if w.nodes, ok = grow(w, w.nodes, 1, 48); !ok {
+			return -1, false
+		}
+	}
+	if len(s.live) > 0 {
+		if w.ids, ok = grow(w, w.ids, 1, 4); ok {
+			w.codes, ok = grow(w, w.codes, 1, 8)
+		}
+		if ok {
+			w.picks, ok = grow(w, w.picks, 1, 4)
+		}
+		if ok && p%simMark == 0 {
+			w.marks, ok = grow(w, w.marks, 1, s.width)
+		}
+		for j := 0; ok && j < len(w.lv); j++ {
+			lt := &w.lv[j]
+			if lt.p, ok = grow(w, lt.p, 1, 4); ok {
+				if lt.q, ok = grow(w, lt.q, 1, 4); ok {
+					lt.pend, ok = grow(w, lt.pend, 1, 1)
+				}
+			}
+		}
+		if !ok {
+			return -1, false
+		}
+	}
+	prev = -1
+	if known {
+		prev = w.nodes[id].last
+		w.nodes[id].last = p
+	} else {
+		id = int32(len(w.nodes))
+		w.nodes = append(w.nodes, simNode{fp: fp, vfp: fpView(s.view, w.top), code: a, parent: -1, first: p, last: p, fairLo: -1})
+		if p > 0 {
+			w.nodes[id].parent = w.curID
+		}
+		w.seen.put(fp, id)
+	}
+	w.prevID, w.curID = w.curID, id
+	w.ci ^= 1
+	w.st[w.ci] = *st
+	w.n++
+	if len(s.live) == 0 {
+		return prev, true
+	}
+	w.ids, w.codes, w.picks = append(w.ids, id), append(w.codes, a), append(w.picks, int32(pick))
+	cur := w.cur()
+	if p%simMark == 0 {
+		w.marks = append(w.marks, *cur)
+	}
 	for j, pi := range s.live {
 		prop := &s.props[pi]
 		lt := &w.lv[j]
@@ -586,69 +828,133 @@ func (w *simWorker[S]) push(st S, a uint64) int32 {
 		}
 		lt.p, lt.q, lt.pend = append(lt.p, pc), append(lt.q, qc), append(lt.pend, pend)
 	}
-	return prev
+	return prev, true
 }
 
-// checkState checks the invariants on the walk's state at p.
-func (w *simWorker[S]) checkState(p int) *simViolation {
+// checkState checks the invariants on the walk's last state.
+func (w *simWorker[S]) checkState() *simViolation {
 	s := w.s
 	for _, pi := range s.inv {
-		if !s.props[pi].State(&w.path[p]) {
-			return w.safetyViolation(pi, p, false)
+		if !s.props[pi].State(w.cur()) {
+			return w.safetyViolation(pi, false, 0)
 		}
 	}
 	return nil
 }
 
-// nextCut computes the steps of the state at position k with the cut ones into the scratch
-// buffers (without cuts when the model has no bounds that matter).
-func (w *simWorker[S]) nextCut(k int) {
+// nextCut computes the steps of the walk's last state with the cut ones into the scratch
+// buffers (without cuts when the model has no bounds that matter), once per position.
+func (w *simWorker[S]) nextCut() {
 	s := w.s
+	if w.cutAt == w.n {
+		return
+	}
+	w.cutAt = w.n
 	w.cut, w.by = w.cut[:0], w.by[:0]
+	before := cap(w.xsucc)
 	if s.bnd != nil {
-		w.xsucc, w.xacts, w.cut, w.by = s.bnd.NextCut(&w.path[k], w.xsucc[:0], w.xacts[:0], w.cut, w.by)
+		w.xsucc, w.xacts, w.cut, w.by = s.bnd.NextCut(w.cur(), w.xsucc[:0], w.xacts[:0], w.cut, w.by)
 	} else {
-		w.xsucc, w.xacts = s.m.Next(&w.path[k], w.xsucc[:0], w.xacts[:0])
+		w.xsucc, w.xacts = s.m.Next(w.cur(), w.xsucc[:0], w.xacts[:0])
+	}
+	if c := cap(w.xsucc); c != before {
+		w.account((s.width + 8) * int64(c-before))
 	}
 }
 
-// anyCut reports whether a model bound cut a step of the state at position k.
-func (w *simWorker[S]) anyCut(k int) bool {
+// anyCut reports whether a model bound cut a step of the walk's last state.
+func (w *simWorker[S]) anyCut() bool {
 	if w.s.bnd == nil {
 		return false
 	}
-	w.nextCut(k)
+	w.nextCut()
 	return len(w.cut) > 0
 }
 
-// fairInfo returns the fair actions enabled at position k, each once: those with a
-// successor other than the state itself (a step to the same state is stuttering), and the
-// cut ones (enabled without the bound).
-func (w *simWorker[S]) fairInfo(k int) []uint64 {
-	if w.fairLo[k] >= 0 {
-		return w.fairBuf[w.fairLo[k]:w.fairHi[k]]
-	}
+// simMark is how often a liveness walk keeps a state: every simMark positions, so that the
+// fair actions of the states of a lasso can be computed by replaying at most simMark steps
+// more than the lasso's.
+const simMark = 64
+
+// fillFair computes the fair actions of the nodes at positions j..i that have none yet
+// (fairLo < 0): those with a successor other than the state itself (a step to the same
+// state is stuttering), each once, and the cut ones (enabled without the bound). It
+// replays the walk from the last state kept at or before j. It reports false when the
+// memory budget has no room for them.
+func (w *simWorker[S]) fillFair(j, i int) bool {
 	s := w.s
-	lo := len(w.fairBuf)
-	w.nextCut(k)
-	w.enc2 = s.m.Encode(&w.path[k], w.enc2[:0])
-	for x := range w.xsucc {
-		a := w.xacts[x]
-		if s.fairness(a) == Unfair || containsCode(w.fairBuf[lo:], a) {
-			continue
-		}
-		w.enc = s.m.Encode(&w.xsucc[x], w.enc[:0])
-		if string(w.enc) != string(w.enc2) {
-			w.fairBuf = append(w.fairBuf, a)
-		}
+	missing := false
+	for k := j; k <= i && !missing; k++ {
+		missing = w.nodes[w.ids[k]].fairLo < 0
 	}
-	for _, a := range w.cut {
-		if s.fairness(a) != Unfair && !containsCode(w.fairBuf[lo:], a) {
-			w.fairBuf = append(w.fairBuf, a)
-		}
+	if !missing {
+		return true
 	}
-	w.fairLo[k], w.fairHi[k] = int32(lo), int32(len(w.fairBuf))
-	return w.fairBuf[lo:]
+	k := j / simMark * simMark
+	st := &w.rs[0]
+	*st = w.marks[k/simMark]
+	w.cutAt = -1 // the scratch buffers hold the replay's steps
+	for ; ; k++ {
+		id := w.ids[k]
+		nd := &w.nodes[id]
+		compute := k >= j && nd.fairLo < 0
+		if !compute && k == i {
+			return true
+		}
+		if compute {
+			w.cut, w.by = w.cut[:0], w.by[:0]
+			if s.bnd != nil {
+				w.xsucc, w.xacts, w.cut, w.by = s.bnd.NextCut(st, w.xsucc[:0], w.xacts[:0], w.cut, w.by)
+			} else {
+				w.xsucc, w.xacts = s.m.Next(st, w.xsucc[:0], w.xacts[:0])
+			}
+			w.enc2 = s.m.Encode(st, w.enc2[:0])
+			if fingerprint(w.enc2) != nd.fp {
+				panic("checker: simulate: replaying a walk, position " + itoa(k) + " holds another state than the walk's (are the model's successors deterministic?)")
+			}
+			var ok bool
+			if w.fairBuf, ok = grow(w, w.fairBuf, len(w.xacts)+len(w.cut), 8); !ok {
+				return false
+			}
+			lo := len(w.fairBuf)
+			for x := range w.xsucc {
+				a := w.xacts[x]
+				if s.fairness(a) == Unfair || containsCode(w.fairBuf[lo:], a) {
+					continue
+				}
+				w.enc = s.m.Encode(&w.xsucc[x], w.enc[:0])
+				if string(w.enc) != string(w.enc2) {
+					w.fairBuf = append(w.fairBuf, a)
+				}
+			}
+			for _, a := range w.cut {
+				if s.fairness(a) != Unfair && !containsCode(w.fairBuf[lo:], a) {
+					w.fairBuf = append(w.fairBuf, a)
+				}
+			}
+			nd.fairLo, nd.fairHi = int32(lo), int32(len(w.fairBuf))
+		}
+		if k == i {
+			return true
+		}
+		if !compute || s.bnd != nil {
+			// The walk's picks index Next's successors (NextCut's may come in another order).
+			w.xsucc, w.xacts = s.m.Next(st, w.xsucc[:0], w.xacts[:0])
+		}
+		x := int(w.picks[k+1])
+		if x >= len(w.xsucc) || w.xacts[x] != w.codes[k+1] {
+			panic("checker: simulate: replaying a walk, position " + itoa(k+1) + " has no successor " + itoa(x) +
+				" by " + s.m.ActionName(w.codes[k+1]) + " (are the model's successors deterministic?)")
+		}
+		w.rs[1] = w.xsucc[x]
+		w.rs[0], w.rs[1] = w.rs[1], w.rs[0]
+	}
+}
+
+// fairAt is the fair actions enabled at position k (fairInfo of its node).
+func (w *simWorker[S]) fairAt(k int) []uint64 {
+	nd := &w.nodes[w.ids[k]]
+	return w.fairBuf[nd.fairLo:nd.fairHi]
 }
 
 // fair reports whether the loop through positions j..i (closed by action back to the state
@@ -657,9 +963,12 @@ func (w *simWorker[S]) fairInfo(k int) []uint64 {
 // fair one enabled (or cut) at some position is taken on it.
 func (w *simWorker[S]) fair(j, i int, back uint64, closed bool) bool {
 	s := w.s
+	if !w.fillFair(j, i) {
+		return false // the memory budget halted the simulation
+	}
 	w.union = w.union[:0]
 	for k := j; k <= i; k++ {
-		for _, a := range w.fairInfo(k) {
+		for _, a := range w.fairAt(k) {
 			x := 0
 			for x < len(w.union) && w.union[x].code != a {
 				x++
@@ -686,11 +995,11 @@ func (w *simWorker[S]) fair(j, i int, back uint64, closed bool) bool {
 // j..i closed by back.
 func (w *simWorker[S]) taken(a uint64, j, i int, back uint64) bool {
 	for k := j + 1; k <= i; k++ {
-		if w.codes[k] == a && w.first[k-1] != w.first[k] {
+		if w.codes[k] == a && w.ids[k-1] != w.ids[k] {
 			return true
 		}
 	}
-	return a == back && w.first[i] != w.first[j]
+	return a == back && w.ids[i] != w.ids[j]
 }
 
 // stutter checks, at the walk's last position i, whether stuttering there forever violates
@@ -734,7 +1043,7 @@ func (w *simWorker[S]) stutter(i int) *simViolation {
 // state's first position.
 func (w *simWorker[S]) cycle(prev, i int, back uint64) *simViolation {
 	s := w.s
-	cands := [2]int{prev, int(w.first[prev])}
+	cands := [2]int{prev, int(w.nodes[w.ids[prev]].first)}
 	for li, pi := range s.live {
 		kind := s.props[pi].Kind
 		lt := &w.lv[li]
@@ -768,13 +1077,13 @@ func (w *simWorker[S]) cycle(prev, i int, back uint64) *simViolation {
 
 // prefix returns the positions of a loop-free walk to the state at position p: each state
 // once, ending at p's first position. Each position's state is reached from the one before
-// by the action into that position.
+// by the action into that position. (Liveness walks: it reads the positions' nodes.)
 func (w *simWorker[S]) prefix(p int) []int {
 	var rev []int
-	pos := int(w.first[p])
+	pos := int(w.nodes[w.ids[p]].first)
 	rev = append(rev, pos)
 	for pos > 0 {
-		pos = int(w.first[pos-1])
+		pos = int(w.nodes[w.ids[pos-1]].first)
 		rev = append(rev, pos)
 	}
 	out := make([]int, len(rev))
@@ -784,12 +1093,72 @@ func (w *simWorker[S]) prefix(p int) []int {
 	return out
 }
 
-// states returns copies of the states at the given positions and the actions into them.
-func (w *simWorker[S]) states(pos []int) ([]S, []uint64) {
+// replay rebuilds the states at positions 0..upto of the walk from its initial state and
+// the successor taken at each position (liveness walks).
+func (w *simWorker[S]) replay(upto int) []S {
+	s := w.s
+	states := make([]S, upto+1)
+	states[0] = s.inits[w.init]
+	var succ []S
+	var acts []uint64
+	for k := 1; k <= upto; k++ {
+		succ, acts = s.m.Next(&states[k-1], succ[:0], acts[:0])
+		x := int(w.picks[k])
+		if x >= len(succ) || acts[x] != w.codes[k] {
+			panic("checker: simulate: replaying a walk, position " + itoa(k) + " has no successor " + itoa(x) +
+				" by " + s.m.ActionName(w.codes[k]) + " (are the model's successors deterministic?)")
+		}
+		states[k] = succ[x]
+	}
+	return states
+}
+
+// chain rebuilds the loop-free walk to node id: from the initial state, each node on the
+// way is the successor of the one before by the action into its first visit, with its
+// fingerprint; tail, when set, is one more step, by action a to a state with fingerprint fp.
+func (w *simWorker[S]) chain(id int32, tail bool, a, fp uint64) ([]S, []uint64) {
+	s := w.s
+	var path []int32
+	for n := id; n >= 0; n = w.nodes[n].parent {
+		path = append(path, n)
+	}
+	states := make([]S, 0, len(path)+1)
+	acts := make([]uint64, 0, len(path))
+	states = append(states, s.inits[w.init])
+	var succ []S
+	var codes []uint64
+	var enc []byte
+	step := func(a, fp uint64) {
+		last := &states[len(states)-1]
+		succ, codes = s.m.Next(last, succ[:0], codes[:0])
+		for x := range succ {
+			if codes[x] == a {
+				enc = s.m.Encode(&succ[x], enc[:0])
+				if fingerprint(enc) == fp {
+					states, acts = append(states, succ[x]), append(acts, a)
+					return
+				}
+			}
+		}
+		panic("checker: simulate: rebuilding a walk, state " + itoa(len(states)) + " has no successor by " +
+			s.m.ActionName(a) + " to the state visited (are the model's successors deterministic?)")
+	}
+	for k := len(path) - 2; k >= 0; k-- {
+		nd := &w.nodes[path[k]]
+		step(nd.code, nd.fp)
+	}
+	if tail {
+		step(a, fp)
+	}
+	return states, acts
+}
+
+// pick returns copies of the states at the given positions and the actions into them.
+func (w *simWorker[S]) pick(all []S, pos []int) ([]S, []uint64) {
 	states := make([]S, len(pos))
 	acts := make([]uint64, 0, len(pos))
 	for k, p := range pos {
-		states[k] = w.path[p]
+		states[k] = all[p]
 		if k > 0 {
 			acts = append(acts, w.codes[p])
 		}
@@ -805,16 +1174,16 @@ func span(lo, hi int) []int {
 	return out
 }
 
-// safetyViolation reports property pi (-1: deadlock) violated at position p (by the step
-// into p when step is set), with the walk to it made loop-free.
-func (w *simWorker[S]) safetyViolation(pi int, p int, step bool) *simViolation {
-	var pos []int
+// safetyViolation reports property pi (-1: deadlock) violated at the walk's last position
+// (by the step into it, action a, when step is set), with the walk to it made loop-free.
+func (w *simWorker[S]) safetyViolation(pi int, step bool, a uint64) *simViolation {
+	var states []S
+	var acts []uint64
 	if step {
-		pos = append(w.prefix(p-1), p)
+		states, acts = w.chain(w.prevID, true, a, w.nodes[w.curID].fp)
 	} else {
-		pos = w.prefix(p)
+		states, acts = w.chain(w.curID, false, 0, 0)
 	}
-	states, acts := w.states(pos)
 	prop := "Deadlock"
 	if pi >= 0 {
 		prop = w.s.props[pi].Name
@@ -840,21 +1209,25 @@ func (w *simWorker[S]) safetyViolation(pi int, p int, step bool) *simViolation {
 func (w *simWorker[S]) lassoViolation(li, j, i int, back uint64, closed bool) *simViolation {
 	s := w.s
 	p := &s.props[s.live[li]]
+	upto := i
 	if closed {
-		// The step into i+1 is the back step; i+1 holds the state reached.
-		w.enc = s.m.Encode(&w.path[i+1], w.enc[:0])
-		w.enc2 = s.m.Encode(&w.path[j], w.enc2[:0])
+		upto = i + 1 // the step into i+1 is the back step; i+1 holds the state reached
+	}
+	all := w.replay(upto)
+	if closed {
+		w.enc = s.m.Encode(&all[i+1], w.enc[:0])
+		w.enc2 = s.m.Encode(&all[j], w.enc2[:0])
 		if string(w.enc) != string(w.enc2) {
 			return nil
 		}
 	}
 	loopPos := w.prefix(j)
 	pos := append(loopPos, span(j+1, i)...)
-	states, acts := w.states(pos)
+	states, acts := w.pick(all, pos)
 	from := len(loopPos) - 1
 	if !lassoViolates(p, states, from) {
 		pos = span(0, i)
-		states, acts = w.states(pos)
+		states, acts = w.pick(all, pos)
 		from = j
 	}
 	r := replayer[S]{m: s.m, nvars: len(s.m.Vars()), bnd: s.bnd}
@@ -879,14 +1252,27 @@ func (w *simWorker[S]) lassoViolation(li, j, i int, back uint64, closed bool) *s
 	return &simViolation{prop: p.Name, trace: t}
 }
 
-// walkSet maps fingerprints to positions of the current walk: open addressing with linear
-// probing, emptied for the next walk by a generation stamp rather than by clearing.
+// walkSet maps fingerprints to the walk's nodes (or actions to their entries): open
+// addressing with linear probing, emptied for the next walk by a generation stamp rather
+// than by clearing.
 type walkSet struct {
 	keys []uint64
 	vals []int32
 	gen  []uint32
 	cur  uint32
 	n    int
+}
+
+// bytes is what the table's arrays hold.
+func (t *walkSet) bytes() int64 { return 16 * int64(len(t.keys)) }
+
+// growBytes is what the arrays the next put of a new key grows the table to would hold, or
+// 0 when it does not grow.
+func (t *walkSet) growBytes() int64 {
+	if 2*(t.n+1) > len(t.keys) {
+		return 16 * int64(max(2*len(t.keys), 256))
+	}
+	return 0
 }
 
 func (t *walkSet) reset() {

@@ -2,6 +2,8 @@ package checker
 
 import (
 	"reflect"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -12,6 +14,14 @@ import (
 // of workers: verdict, property, walk and trace.
 func simSame(a, b SimResult) bool {
 	return a.Verdict == b.Verdict && a.Property == b.Property && a.Run == b.Run && reflect.DeepEqual(a.Trace, b.Trace)
+}
+
+// sameStats reports whether two simulations of the same walks counted the same: at a
+// violation, the walks up to it, whatever the number of workers (issue 26, defect 13: they
+// counted the walks done by then, as many as the workers had taken).
+func sameStats(a, b SimStats) bool {
+	a.Elapsed, a.Workers, b.Elapsed, b.Workers = 0, 0, 0, 0
+	return a == b
 }
 
 // TestSimulateSafety: an invariant, an action property and a deadlock are found, by the
@@ -59,6 +69,8 @@ func simulateSafety(t *testing.T, name string, m counters, props []Property[csta
 			first = got
 		} else if !simSame(got, first) {
 			t.Errorf("%s w=%d: got walk %d, a different result than with 1 worker (walk %d)", name, w, got.Run, first.Run)
+		} else if !sameStats(got.Stats, first.Stats) {
+			t.Errorf("%s w=%d: got %+v, want the statistics of 1 worker, %+v", name, w, got.Stats, first.Stats)
 		}
 	}
 	rep, err := Bind[cstate](m, props).Replay(first.Trace)
@@ -110,6 +122,8 @@ func simulateMutex(t *testing.T, name string, m mutex, props []Property[mstate],
 			first = got
 		} else if !simSame(got, first) {
 			t.Errorf("%s w=%d: got a different result than with 1 worker", name, w)
+		} else if !sameStats(got.Stats, first.Stats) {
+			t.Errorf("%s w=%d: got %+v, want the statistics of 1 worker, %+v", name, w, got.Stats, first.Stats)
 		}
 	}
 	if verdict != Violated {
@@ -329,7 +343,9 @@ func TestSimulateBiasKinds(t *testing.T) {
 		bias   Bias
 		lo, hi int // share of One in 10000 steps, per mille
 	}{{BiasUniform, 80, 120}, {BiasKinds, 470, 530}} {
-		s, _, _ := newSim[uint32](m, nil, SimOptions{Seed: 5, Depth: 10001, Bias: tc.bias})
+		// A liveness property that holds, so that the walk keeps its positions' actions.
+		holds := Property[uint32]{Name: "Holds", Kind: AlwaysEventually, State: func(*uint32) bool { return true }}
+		s, _, _ := newSim[uint32](m, []Property[uint32]{holds}, SimOptions{Seed: 5, Depth: 10001, Bias: tc.bias})
 		w := newSimWorker(s)
 		w.walk(0)
 		one := 0
@@ -340,6 +356,74 @@ func TestSimulateBiasKinds(t *testing.T) {
 		}
 		if got := one * 1000 / (len(w.codes) - 1); got < tc.lo || got > tc.hi {
 			t.Errorf("%s: One took %d per mille of the steps, want %d..%d", tc.bias, got, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestSimulateWalkMemory: a walk that checks safety keeps what its distinct states need,
+// not every state it visits: a walk of a million states through the counters' 256 states
+// allocates some kilobytes. Reference: issue 26, defect 3 (kmc simulate grew about 200 MB/s
+// on the 288-state two-phase model).
+func TestSimulateWalkMemory(t *testing.T) {
+	inv := Property[cstate]{Name: "True", Kind: Invariant, State: func(*cstate) bool { return true }}
+	const depth = 1_000_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got := Simulate[cstate](counters{N: 3}, []Property[cstate]{inv}, SimOptions{Seed: 3, Runs: 1, Depth: depth, Workers: 1})
+	runtime.ReadMemStats(&after)
+	if got.Verdict != OK || got.Stats.States != depth {
+		t.Fatalf("got %s %q, %d states; want ok, a walk of %d", got.Verdict, got.Reason, got.Stats.States, depth)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("a walk of %d states through 256 allocated %d bytes, want at most 1 MiB", depth, alloc)
+	}
+}
+
+// TestSimulateMemoryBudget: a walk that would grow the simulation's buffers beyond
+// SimOptions.MemoryBytes ends it, incomplete, with the statistics of the walks done; the
+// buffers stay within the budget. A walk that checks liveness keeps its positions.
+func TestSimulateMemoryBudget(t *testing.T) {
+	holds := Property[uint32]{Name: "Holds", Kind: AlwaysEventually, State: func(*uint32) bool { return true }}
+	// The budget counts the runtime's memory when a simulation starts: leave 64 MiB for the
+	// walks, which would take some GiB (the liveness walk keeps its 2^26 positions).
+	var meter memMeter
+	runtime.GC()
+	budget := meter.overhead(0) + 64<<20
+	m := chain{n: 1 << 30}
+	for _, w := range []int{1, 2} {
+		got := Simulate[uint32](m, []Property[uint32]{holds}, SimOptions{Runs: 3, Depth: 1 << 26, Workers: w, MemoryBytes: budget})
+		want := "memory " + strconv.FormatInt(budget, 10) + " bytes reached"
+		if got.Verdict != Incomplete || got.Reason != want || got.Stats.Walks != 0 {
+			t.Errorf("w=%d: got %s %q after %d walks, want incomplete %q after none", w, got.Verdict, got.Reason, got.Stats.Walks, want)
+		}
+	}
+	s, _, _ := newSim[uint32](m, []Property[uint32]{holds}, SimOptions{Depth: 1 << 26, MemoryBytes: budget})
+	wk := newSimWorker(s)
+	if _, done := wk.walk(0); done || s.used.Load() > budget {
+		t.Errorf("a walk past the budget: done %v, %d bytes held of %d", done, s.used.Load(), budget)
+	}
+	// Walks that fit are done and counted.
+	got := Simulate[uint32](chain{n: 50, wrap: true}, []Property[uint32]{holds}, SimOptions{Runs: 20, Depth: 100, Workers: 2, MemoryBytes: budget})
+	if got.Verdict != OK || got.Stats.Walks != 20 || got.Stats.States != 2000 {
+		t.Errorf("walks within the budget: got %s %q, %+v; want ok, 20 walks of 100 states", got.Verdict, got.Reason, got.Stats)
+	}
+}
+
+// TestSimulateViewTraces: with a view (Projected), a walk tells states apart by their whole
+// encoding, so that the trace of a violation, made loop-free, is a behaviour of the model
+// (they did not replay when loops were cut by the view: an auxiliary variable's value came
+// from a step cut out).
+func TestSimulateViewTraces(t *testing.T) {
+	inv := Property[cstate]{Name: "SumBelow7", Kind: Invariant, State: func(s *cstate) bool { return s.sum() < 7 }}
+	m := viewCounters{counters{N: 3}}
+	for seed := range uint64(40) {
+		got := Simulate[cstate](m, []Property[cstate]{inv}, SimOptions{Seed: seed, Runs: 200, Depth: 50, Workers: 2})
+		if got.Verdict != Violated {
+			t.Fatalf("seed %d: got %s, want violated", seed, got.Verdict)
+		}
+		if _, err := Bind[cstate](m, []Property[cstate]{inv}).Replay(got.Trace); err != nil {
+			t.Errorf("seed %d: the trace does not replay: %v", seed, err)
 		}
 	}
 }

@@ -53,6 +53,7 @@ type Snapshot struct {
 	queueExtra int64
 	// The partial-order reduction's counts so far (Stats.Reduced, Stats.Proviso).
 	reduced, proviso int64
+	orbits           int64 // engine.orbits: the class sizes counted so far, for Stats.Unreduced
 	best             violation
 	someHit          []bool
 
@@ -88,7 +89,10 @@ type snapShape struct {
 }
 
 const (
-	snapMagic   = "KMCSNAP\x00"
+	snapMagic = "KMCSNAP\x00"
+	// snapVersion 3 adds the class sizes counted so far and the partial-order reduction's
+	// counts and shape (HEAD): version 2 snapshots are
+	// refused, as a resumed search under symmetry could not report its unreduced count.
 	snapVersion = 3
 )
 
@@ -171,7 +175,7 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 	s := &Snapshot{
 		Depth: p.depth, Generated: e.generated, Distinct: e.distinct, Expanded: expanded,
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
-		shape: e.shape(), queueExtra: p.queueExtra, best: p.best, reduced: e.reduced0, proviso: e.proviso0,
+		shape: e.shape(), queueExtra: p.queueExtra, orbits: e.orbits, best: p.best, reduced: e.reduced0, proviso: e.proviso0,
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		rec: e.rec, view: true,
 	}
@@ -271,6 +275,7 @@ func (s *Snapshot) head() []byte {
 	for _, h := range s.someHit {
 		boolean(h)
 	}
+	u64(uint64(s.orbits))
 	return b
 }
 
@@ -708,6 +713,9 @@ func (in *snapIn) snapshot() (*Snapshot, error) {
 		return nil, errors.New("not a kmc snapshot (bad magic number)")
 	}
 	if v := binary.LittleEndian.Uint32(b[len(snapMagic):]); v != snapVersion {
+		if v < snapVersion {
+			return nil, fmt.Errorf("format version %d, written by an older kmc; this kmc reads version %d: start the search over", v, snapVersion)
+		}
 		return nil, fmt.Errorf("format version %d, this kmc reads version %d", v, snapVersion)
 	}
 	s := &Snapshot{set: &fpSet{}, cur: &frontier{}, next: &frontier{}}
@@ -856,6 +864,7 @@ func (in *snapIn) readHead(s *Snapshot) error {
 			}
 		}
 	}
+	s.orbits = int64(small(u64(), "class sizes", 1<<62))
 	if err == nil && len(sh.fair) != len(sh.kinds) {
 		err = fmt.Errorf("section HEAD: %d fairness levels for %d action kinds", len(sh.fair), len(sh.kinds))
 	}
@@ -1038,6 +1047,10 @@ func (s *Snapshot) valid() error {
 		return bad("a state violation ends a search: it cannot be resumed")
 	case s.best.found && s.best.prop >= len(s.shape.props):
 		return bad("violated property %d of %d", s.best.prop, len(s.shape.props))
+	case s.orbits != 0 && !s.shape.symmetry:
+		return bad("class sizes counted in a search without symmetry")
+	case s.Generated < s.Distinct:
+		return bad("%d states generated, fewer than the %d distinct", s.Generated, s.Distinct)
 	}
 	n := 0
 	for i := range s.set.shards {
@@ -1118,7 +1131,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	e.set = *s.set
 	e.links = *s.links
 	*cur, *next = *s.cur, *s.next
-	e.generated, e.distinct = s.Generated, s.Distinct
+	e.generated, e.distinct, e.orbits = s.Generated, s.Distinct, s.orbits
 	e.reduced0, e.proviso0 = s.reduced, s.proviso
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}
 	for i, h := range s.someHit {
@@ -1146,5 +1159,61 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 			return "initial state " + itoa(i+1) + " of the model is not an initial state of the snapshot: it is of another model or configuration"
 		}
 	}
-	return ""
+	if why := e.checkStates(cur); why != "" {
+		return why
+	}
+	return e.checkStates(next)
+}
+
+// checkStates checks the states of frontier fr, read from a snapshot, before the search
+// decodes them: each must decode (CheckedDecoder; else Decode, whose panic is an error),
+// encode back to its own bytes, and be a state of the snapshot's set, the one of its index
+// where the set keeps indices. It returns why one is not, or "".
+func (e *engine[S]) checkStates(fr *frontier) string {
+	dec, _ := any(e.m).(CheckedDecoder[S])
+	var s S
+	var enc []byte
+	why := ""
+	err := fr.each(0, func(k int, b []byte) {
+		if why != "" {
+			return
+		}
+		idx := int(fr.base) + k
+		name := "state " + itoa(idx) + " of the snapshot's frontier"
+		if err := decodeUntrusted(e.m, dec, b, &s); err != nil {
+			why = name + " does not decode: " + err.Error()
+			return
+		}
+		enc = e.m.Encode(&s, enc[:0])
+		if string(enc) != string(b) {
+			why = name + " does not encode back to its bytes: it is not a state of this model"
+			return
+		}
+		v, ok := e.set.lookup(e.fp(enc))
+		switch {
+		case !ok:
+			why = name + " is not a state of the snapshot (its fingerprint is not in the set)"
+		case e.set.vals && v != uint32(idx):
+			why = name + " is state " + itoa(int(v&^pendBit)) + " of the snapshot"
+		}
+	})
+	if err != nil {
+		return "frontier: " + err.Error()
+	}
+	return why
+}
+
+// decodeUntrusted decodes bytes from outside the engine into s: with the model's
+// DecodeChecked when it has one, else with Decode, whose panic it returns as an error.
+func decodeUntrusted[S any](m Model[S], dec CheckedDecoder[S], b []byte, s *S) (err error) {
+	if dec != nil {
+		return dec.DecodeChecked(b, s)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	m.Decode(b, s)
+	return nil
 }

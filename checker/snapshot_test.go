@@ -25,6 +25,9 @@ func sameResult(got, want Result) string {
 	if !reflect.DeepEqual(got.Raise, want.Raise) {
 		d = append(d, "raise differs")
 	}
+	if g.Unreduced != w.Unreduced {
+		d = append(d, "unreduced "+itoa(int(g.Unreduced))+", want "+itoa(int(w.Unreduced)))
+	}
 	if g.Generated != w.Generated || g.Distinct != w.Distinct || g.Queue != w.Queue || g.Depth != w.Depth || g.Collision != w.Collision {
 		d = append(d, "stats "+itoa(int(g.Generated))+"/"+itoa(int(g.Distinct))+"/"+itoa(int(g.Queue))+" depth "+itoa(g.Depth)+
 			", want "+itoa(int(w.Generated))+"/"+itoa(int(w.Distinct))+"/"+itoa(int(w.Queue))+" depth "+itoa(w.Depth))
@@ -104,6 +107,11 @@ func TestResume(t *testing.T) {
 	// found under it (its trace shortened by the plain search), and an ok.
 	checkResume(t, "por", porCounters{counters{N: 4, noMove: true}}, porProps(4)[:1], Options{POR: true})
 	checkResume(t, "por-ok", porCounters{counters{N: 4, noDec: true, noMove: true}}, porProps(4)[1:2], Options{POR: true})
+	// The unreduced count (issue 26, defect 4: a resumed search reported none): the class
+	// sizes of the states expanded (Orbiter) or committed (CanonicalEncoder) so far go
+	// into the snapshot.
+	checkResume(t, "symmetry, orbits", orbCounters{symCounters{counters{N: 4}}}, []Property[cstate]{sumIs(100)}, Options{Symmetry: true})
+	checkResume(t, "symmetry, canonical encoder", encCounters{orbCounters{symCounters{counters{N: 4}}}}, []Property[cstate]{sumIs(100)}, Options{Symmetry: true})
 	// Liveness: the recorded graph, flags, codes and truncated states.
 	for _, tc := range []struct {
 		name string
@@ -170,6 +178,36 @@ func TestResumeAfterLimit(t *testing.T) {
 		}
 		if d := sameResult(Check(m, props, Options{Workers: 3, Resume: s}), want); d != "" {
 			t.Errorf("%s: resumed: %s", limit, d)
+		}
+	}
+}
+
+// TestResumeUnreducedAfterLimit: the last checkpoint of a search that a limit ends leaves
+// out the segment it dropped, whose states were expanded in part: the resumed search
+// reports the unreduced count of the one never stopped. Reference: issue 26, defect 4.
+func TestResumeUnreducedAfterLimit(t *testing.T) {
+	defer small()()
+	for _, m := range []Model[cstate]{orbCounters{symCounters{counters{N: 4}}}, encCounters{orbCounters{symCounters{counters{N: 4}}}}} {
+		props := []Property[cstate]{sumIs(100)}
+		want := Check(m, props, Options{Workers: 1, Symmetry: true})
+		if want.Verdict != OK || want.Stats.Unreduced == 0 {
+			t.Fatalf("%T: got %s with %d unreduced, want ok with a count", m, want.Verdict, want.Stats.Unreduced)
+		}
+		stop := make(chan struct{})
+		var once sync.Once
+		var snaps [][]byte
+		opts := Options{Workers: 2, Symmetry: true, Stop: stop, Checkpoint: func(s *Snapshot) { snaps = append(snaps, writeSnap(t, s)) },
+			CheckpointAt: func(depth int, expanded int64) bool {
+				if expanded >= 60 {
+					once.Do(func() { close(stop) })
+				}
+				return false
+			}}
+		if got := Check(m, props, opts); got.Verdict != Incomplete || len(snaps) != 1 {
+			t.Fatalf("%T: got %s %q and %d checkpoints, want incomplete and 1", m, got.Verdict, got.Reason, len(snaps))
+		}
+		if d := sameResult(Check(m, props, Options{Workers: 3, Symmetry: true, Resume: readSnap(t, snaps[0])}), want); d != "" {
+			t.Errorf("%T: resumed: %s", m, d)
 		}
 	}
 }
@@ -266,6 +304,14 @@ func TestSnapshotCorrupt(t *testing.T) {
 	fixChecksums(b)
 	if _, err := ReadSnapshot(bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), "parent") {
 		t.Errorf("a parent link to a later state: got %v", err)
+	}
+	// A snapshot of format version 2 (before the class sizes were carried) is refused,
+	// saying why. Reference: issue 26, defect 4.
+	b = append(b[:0], snap...)
+	binary.LittleEndian.PutUint32(b[len(snapMagic):], 2)
+	want := "snapshot: format version 2, written by an older kmc; this kmc reads version 3: start the search over"
+	if _, err := ReadSnapshot(bytes.NewReader(b), int64(len(b))); err == nil || err.Error() != want {
+		t.Errorf("version 2: got %v, want %s", err, want)
 	}
 }
 

@@ -87,7 +87,7 @@ func (s *edgeStore) spillOut(dir string) error {
 		return nil
 	}
 	if s.spill == nil {
-		f, err := os.CreateTemp(dir, "kmc-graph-*.bin")
+		f, err := os.CreateTemp(dir, "kmc-graph-"+strconv.Itoa(os.Getpid())+"-*.bin") // the pid: see spillFile.write
 		if err != nil {
 			return spillErr(err)
 		}

@@ -193,10 +193,13 @@ func (v *validator) elemPos(path string, i int) Pos {
 	if !ok || kp.val.File != v.path {
 		return v.at(path, true)
 	}
-	line, col := kp.val.Line-1, kp.val.Col-1
+	line, col := kp.val.Line-1, -1
 	depth, n := 0, 0
 	for line < len(v.lines) {
 		s := v.lines[line]
+		if col < 0 { // the value's column, in characters, as a byte offset
+			col = byteIndex(s, kp.val.Col)
+		}
 		for col < len(s) {
 			c := s[col]
 			switch {
@@ -206,7 +209,7 @@ func (v *validator) elemPos(path string, i int) Pos {
 			case c == '[' || c == '{':
 				if depth == 1 { // a nested array or table is one element
 					if n == i {
-						return Pos{v.path, line + 1, col + 1}
+						return Pos{v.path, line + 1, runeCol(s, col)}
 					}
 					n++
 				}
@@ -219,7 +222,7 @@ func (v *validator) elemPos(path string, i int) Pos {
 			case c == '"' || c == '\'':
 				if depth == 1 {
 					if n == i {
-						return Pos{v.path, line + 1, col + 1}
+						return Pos{v.path, line + 1, runeCol(s, col)}
 					}
 					n++
 				}
@@ -233,7 +236,7 @@ func (v *validator) elemPos(path string, i int) Pos {
 				// a value that is not a string: count it once, at its first character
 				if depth == 1 && (col == 0 || strings.IndexByte("[, \t", s[col-1]) >= 0) {
 					if n == i {
-						return Pos{v.path, line + 1, col + 1}
+						return Pos{v.path, line + 1, runeCol(s, col)}
 					}
 					n++
 				}

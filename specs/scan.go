@@ -3,9 +3,11 @@ package specs
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// Pos is a position in a spec file (or in a --set argument): 1-based line and column.
+// Pos is a position in a spec file (or in a --set argument): 1-based line and column, the
+// column counting characters (runes) as Go's text/scanner does, not bytes.
 type Pos struct {
 	File string
 	Line int
@@ -14,6 +16,26 @@ type Pos struct {
 
 func (p Pos) String() string {
 	return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+}
+
+// runeCol is the column of byte offset i of line: the characters before it, plus one.
+func runeCol(line string, i int) int { return utf8.RuneCountInString(line[:min(i, len(line))]) + 1 }
+
+// byteIndex is the byte offset in line of column col (runeCol's inverse), len(line) past its end.
+func byteIndex(line string, col int) int {
+	i := 0
+	for n := 1; n < col && i < len(line); n++ {
+		_, k := utf8.DecodeRuneInString(line[i:])
+		i += k
+	}
+	return i
+}
+
+// offsetPos is the position of byte offset off of src.
+func offsetPos(file, src string, off int) Pos {
+	off = min(max(off, 0), len(src))
+	ls := strings.LastIndexByte(src[:off], '\n') + 1
+	return Pos{file, strings.Count(src[:ls], "\n") + 1, runeCol(src[ls:], off-ls)}
 }
 
 // keyPos is where a key and its value start.
@@ -62,7 +84,7 @@ func scanPositions(file, src string) map[string]keyPos {
 			} else {
 				table = resolveTable(keys, counts)
 			}
-			at := Pos{file, lineNo, i + 1}
+			at := Pos{file, lineNo, runeCol(line, i)}
 			pos[table] = keyPos{at, at}
 			continue
 		}
@@ -79,10 +101,10 @@ func scanPositions(file, src string) map[string]keyPos {
 		for _, k := range keys {
 			path = joinPath(path, k)
 			if _, ok := pos[path]; !ok {
-				pos[path] = keyPos{Pos{file, lineNo, i + 1}, Pos{file, lineNo, j + 1}}
+				pos[path] = keyPos{Pos{file, lineNo, runeCol(line, i)}, Pos{file, lineNo, runeCol(line, j)}}
 			}
 		}
-		pos[path] = keyPos{Pos{file, lineNo, i + 1}, Pos{file, lineNo, j + 1}}
+		pos[path] = keyPos{Pos{file, lineNo, runeCol(line, i)}, Pos{file, lineNo, runeCol(line, j)}}
 		_, depth, inML = skipValue(line, j, 0, "")
 	}
 	return pos
@@ -226,7 +248,9 @@ func checkNesting(file, src string) *Error {
 	}
 	for i := 0; i < len(src); i++ {
 		c := src[i]
-		col++
+		if utf8.RuneStart(c) {
+			col++
+		}
 		if c == '\n' {
 			line, col = line+1, 0
 			if len(stack) == 0 {
@@ -261,7 +285,9 @@ func checkNesting(file, src string) *Error {
 			j = min(j+len(delim), len(src))
 			// Keep the position right across a multi-line string.
 			for k := i + 1; k < j; k++ {
-				col++
+				if utf8.RuneStart(src[k]) {
+					col++
+				}
 				if src[k] == '\n' {
 					line, col = line+1, 0
 				}
@@ -276,7 +302,7 @@ func checkNesting(file, src string) *Error {
 					switch src[j] {
 					case '.':
 						if parts++; parts > MaxNesting {
-							col += j - i
+							col += utf8.RuneCountInString(src[i:j])
 							return tooDeep()
 						}
 					case '"', '\'':
@@ -287,7 +313,7 @@ func checkNesting(file, src string) *Error {
 						j += k + 1
 					}
 				}
-				col += j - 1 - i
+				col += utf8.RuneCountInString(src[i+1 : j])
 				i = j - 1
 				inKey = false
 				continue

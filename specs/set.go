@@ -27,7 +27,7 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 			if eq := strings.IndexByte(arg[:nl], '='); eq > 0 {
 				key = strings.TrimSpace(arg[:eq])
 			}
-			v.add(Pos{SetFile, line, nl + 1}, key, "a value must be one line", nil)
+			v.add(Pos{SetFile, line, runeCol(arg, nl)}, key, "a value must be one line", nil)
 			continue
 		}
 		eq := strings.IndexByte(arg, '=')
@@ -37,7 +37,7 @@ func (v *validator) applySets(raw map[string]any, fam Family, sets []string) {
 		}
 		key, text := strings.TrimSpace(arg[:eq]), strings.TrimSpace(arg[eq+1:])
 		kp := Pos{SetFile, line, 1}
-		vp := Pos{SetFile, line, eq + 2}
+		vp := Pos{SetFile, line, runeCol(arg, eq+1)}
 		if key == "fixes" || key == "fixes+" {
 			setFixes(raw, key == "fixes+", text)
 			checks, _ := raw["check"].([]map[string]any)

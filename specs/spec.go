@@ -220,7 +220,9 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			p := Pos{path, max(pe.Position.Line, 1), max(pe.Position.Col, 1)}
+			// The parser's column counts bytes, and from the line before when the error is
+			// at a line's first byte: the position comes from its byte offset instead.
+			p := offsetPos(path, string(src), pe.Position.Start)
 			v.errs = append(v.errs, &Error{Pos: p, Problem: "toml: " + pe.Message})
 		} else {
 			v.errs = append(v.errs, &Error{Pos: Pos{path, 1, 1}, Problem: "toml: " + err.Error()})

@@ -138,25 +138,28 @@ func TestUnreducedCountTwoPhase(t *testing.T) {
 
 // TestCompareUnreduced: a check that pins both counts is compared with the reduced count
 // under symmetry (and its unreduced count with the classes' sizes, when the search gives
-// them), and with the unreduced count when the search ran without symmetry. Reference:
-// issue 14.
+// them), and with the unreduced count when the search ran without symmetry. A search
+// under symmetry that should have given the unreduced count and did not (a resumed one
+// did not) is a difference, not a match. Reference: issue 14; issue 26, defect 4.
 func TestCompareUnreduced(t *testing.T) {
 	c := Check{Expect: checker.OK, States: 50, Unreduced: 100}
 	tests := []struct {
 		name              string
 		distinct, unreduc int64
-		sym               bool
+		sym, deferred     bool
 		want              []string
 	}{
-		{"symmetry, both match", 50, 100, true, nil},
-		{"symmetry, reduced differs", 51, 100, true, []string{"states: got 51, want 50"}},
-		{"symmetry, unreduced differs", 50, 99, true, []string{"unreduced states: got 99, want 100"}},
-		{"symmetry with the order open: no unreduced count", 50, 0, true, nil},
-		{"plain search matches", 100, 0, false, nil},
-		{"plain search differs", 98, 0, false, []string{"states: got 98, want 100"}},
+		{"symmetry, both match", 50, 100, true, false, nil},
+		{"symmetry, reduced differs", 51, 100, true, false, []string{"states: got 51, want 50"}},
+		{"symmetry, unreduced differs", 50, 99, true, false, []string{"unreduced states: got 99, want 100"}},
+		{"symmetry, unreduced missing", 50, 0, true, false, []string{"unreduced states: got none, want 100"}},
+		{"symmetry with the order open: no unreduced count", 50, 0, true, true, nil},
+		{"plain search matches", 100, 0, false, false, nil},
+		{"plain search differs", 98, 0, false, false, []string{"states: got 98, want 100"}},
 	}
 	for _, tc := range tests {
-		got := c.Compare(checker.Result{Verdict: checker.OK, Stats: checker.Stats{Distinct: tc.distinct, Unreduced: tc.unreduc, Symmetry: tc.sym}})
+		st := checker.Stats{Distinct: tc.distinct, Unreduced: tc.unreduc, Symmetry: tc.sym, Deferred: tc.deferred}
+		got := c.Compare(checker.Result{Verdict: checker.OK, Stats: st})
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}

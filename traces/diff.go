@@ -1,7 +1,7 @@
 package traces
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 
 	"kmc/checker"
@@ -33,55 +33,51 @@ func Diff(path string, old, new Value) []Change {
 }
 
 // diff is Diff, or with forText the finer diff Text prints: it also descends into
-// sequences (see seqDiff), and a set that was or becomes empty prints whole.
+// sequences (see seqDiff), and a set that was or becomes empty prints whole. It compares
+// the values' canonical forms (see canonical), in time n log n in their size.
 func diff(path string, old, new Value, forText bool) []Change {
-	if equalValue(old, new) {
+	return diffCanon(path, canonical(old), canonical(new), forText)
+}
+
+// diffCanon is diff of canonical values.
+func diffCanon(path string, old, new Value, forText bool) []Change {
+	if Compare(old, new) == 0 {
 		return nil
 	}
 	switch {
 	case old.Kind == MapValue && new.Kind == MapValue:
+		// Both sorted by key: a merge, keys in order, an old key before an equal new one.
 		var out []Change
-		keys := append(append([]Value(nil), old.Keys...), new.Keys...)
-		sort.SliceStable(keys, func(i, j int) bool { return Compare(keys[i], keys[j]) < 0 })
-		for i, k := range keys {
-			if i > 0 && equalValue(keys[i-1], k) {
-				continue
-			}
-			p := path + "[" + k.String() + "]"
-			ov, oin := lookup(old, k)
-			nv, nin := lookup(new, k)
+		merge(old.Keys, new.Keys, func(i, j, c int) {
 			switch {
-			case !nin:
-				out = append(out, Change{Path: p, Op: "removed"})
-			case !oin:
-				out = append(out, Change{Path: p, Op: "=", Val: nv})
+			case c < 0:
+				out = append(out, Change{Path: path + "[" + old.Keys[i].String() + "]", Op: "removed"})
+			case c > 0:
+				out = append(out, Change{Path: path + "[" + new.Keys[j].String() + "]", Op: "=", Val: new.Elems[j]})
 			default:
-				out = append(out, diff(p, ov, nv, forText)...)
+				out = append(out, diffCanon(path+"["+new.Keys[j].String()+"]", old.Elems[i], new.Elems[j], forText)...)
 			}
-		}
+		})
 		return out
 	case old.Kind == RecordValue && new.Kind == RecordValue && sameFields(old, new):
 		var out []Change
 		for i, f := range new.Fields {
-			out = append(out, diff(path+"."+f, old.Elems[i], new.Elems[i], forText)...)
+			out = append(out, diffCanon(path+"."+f, old.Elems[i], new.Elems[i], forText)...)
 		}
 		return out
 	case old.Kind == SetValue && new.Kind == SetValue && !(forText && (len(old.Elems) == 0 || len(new.Elems) == 0)):
-		var out []Change
-		for _, e := range sortedElems(new.Elems) {
-			if !member(old, e) {
-				out = append(out, Change{Path: path, Op: "+=", Val: e})
+		// Both sorted, without duplicates: the elements added, then those removed, each in
+		// order.
+		var added, removed []Change
+		merge(old.Elems, new.Elems, func(i, j, c int) {
+			switch {
+			case c < 0:
+				removed = append(removed, Change{Path: path, Op: "-=", Val: old.Elems[i]})
+			case c > 0:
+				added = append(added, Change{Path: path, Op: "+=", Val: new.Elems[j]})
 			}
-		}
-		for _, e := range sortedElems(old.Elems) {
-			if !member(new, e) {
-				out = append(out, Change{Path: path, Op: "-=", Val: e})
-			}
-		}
-		if len(out) == 0 { // same elements, written twice or in another order
-			return nil
-		}
-		return out
+		})
+		return append(added, removed...)
 	case forText && old.Kind == SeqValue && new.Kind == SeqValue:
 		if out, ok := seqDiff(path, old.Elems, new.Elems); ok {
 			return out
@@ -90,11 +86,36 @@ func diff(path string, old, new Value, forText bool) []Change {
 	return []Change{{Path: path, Op: "=", Val: new}}
 }
 
+// merge walks two sorted lists of values together, calling f for each step with the
+// positions and how a[i] compares with b[j]: < 0 when a[i] comes first (a's alone), > 0
+// when b[j] does (b's alone), 0 for equal values (both).
+func merge(a, b []Value, f func(i, j, c int)) {
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		c := 0
+		switch {
+		case i == len(a):
+			c = 1
+		case j == len(b):
+			c = -1
+		default:
+			c = Compare(a[i], b[j])
+		}
+		f(i, j, c)
+		if c <= 0 {
+			i++
+		}
+		if c >= 0 {
+			j++
+		}
+	}
+}
+
 // seqDiff lists the changes of a sequence index by index: elements changed in place (each
 // diffed in turn), added past the old end (path[i] = the element) or removed past the new
 // end (path[i] removed). It declines, and the caller prints the new value whole, when
 // either side is empty or when the elements moved up towards the head (a queue that took
-// its head), where comparing index by index would tell nothing.
+// its head), where comparing index by index would tell nothing. The elements are
+// canonical.
 func seqDiff(path string, old, new []Value) ([]Change, bool) {
 	n := min(len(old), len(new))
 	if n == 0 || movedUp(old, new) {
@@ -103,7 +124,7 @@ func seqDiff(path string, old, new []Value) ([]Change, bool) {
 	var out []Change
 	at := func(i int) string { return path + "[" + strconv.Itoa(i+1) + "]" }
 	for i := range n {
-		out = append(out, diff(at(i), old[i], new[i], true)...)
+		out = append(out, diffCanon(at(i), old[i], new[i], true)...)
 	}
 	for i := n; i < len(new); i++ {
 		out = append(out, Change{Path: at(i), Op: "=", Val: new[i]})
@@ -122,29 +143,11 @@ func movedUp(old, new []Value) bool {
 		return false
 	}
 	for i := range m {
-		if !equalValue(new[i], old[i+1]) {
+		if Compare(new[i], old[i+1]) != 0 {
 			return false
 		}
 	}
 	return true
-}
-
-func lookup(m Value, k Value) (Value, bool) {
-	for i, key := range m.Keys {
-		if equalValue(key, k) {
-			return m.Elems[i], true
-		}
-	}
-	return Value{}, false
-}
-
-func member(s Value, e Value) bool {
-	for _, x := range s.Elems {
-		if equalValue(x, e) {
-			return true
-		}
-	}
-	return false
 }
 
 func sameFields(a, b Value) bool {
@@ -159,50 +162,55 @@ func sameFields(a, b Value) bool {
 	return true
 }
 
-// equalValue is value equality: sets and maps regardless of the order written.
-func equalValue(a, b Value) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case SetValue:
-		if len(a.Elems) != len(b.Elems) {
-			return false
+// canonical is v with every set's elements sorted (Compare) without duplicates and every
+// map's entries sorted by key, the first of equal keys kept, all the way down: two values
+// equal as TLA+ values (sets and maps regardless of the order written) have equal
+// canonical forms, which Compare then tells apart in one pass.
+func canonical(v Value) Value {
+	switch v.Kind {
+	case SeqValue, TupleValue, RecordValue, SetValue:
+		if len(v.Elems) == 0 {
+			return v
 		}
-		for _, e := range a.Elems {
-			if !member(b, e) {
-				return false
+		elems := make([]Value, len(v.Elems))
+		for i, e := range v.Elems {
+			elems[i] = canonical(e)
+		}
+		if v.Kind == SetValue {
+			if !inOrder(elems) {
+				slices.SortStableFunc(elems, Compare)
 			}
-		}
-		for _, e := range b.Elems {
-			if !member(a, e) {
-				return false
+			k := 1
+			for i := 1; i < len(elems); i++ {
+				if Compare(elems[i], elems[k-1]) != 0 {
+					elems[k] = elems[i]
+					k++
+				}
 			}
+			elems = elems[:k]
 		}
-		return true
+		v.Elems = elems
 	case MapValue:
-		if len(a.Keys) != len(b.Keys) {
-			return false
+		if len(v.Keys) == 0 {
+			return v
 		}
-		for i, k := range a.Keys {
-			v, ok := lookup(b, k)
-			if !ok || !equalValue(a.Elems[i], v) {
-				return false
+		idx := make([]int, len(v.Keys))
+		keys := make([]Value, len(v.Keys))
+		for i := range idx {
+			idx[i], keys[i] = i, canonical(v.Keys[i])
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return Compare(keys[a], keys[b]) })
+		m := Value{Kind: MapValue}
+		for n, i := range idx {
+			if n > 0 && Compare(keys[i], m.Keys[len(m.Keys)-1]) == 0 {
+				continue
 			}
+			m.Keys = append(m.Keys, keys[i])
+			m.Elems = append(m.Elems, canonical(v.Elems[i]))
 		}
-		return true
-	case SeqValue, TupleValue, RecordValue:
-		if len(a.Elems) != len(b.Elems) || (a.Kind == RecordValue && !sameFields(a, b)) {
-			return false
-		}
-		for i := range a.Elems {
-			if !equalValue(a.Elems[i], b.Elems[i]) {
-				return false
-			}
-		}
-		return true
+		return m
 	}
-	return Compare(a, b) == 0
+	return v
 }
 
 // stateChanges lists the changes into state i of t (nil for the initial state), by Diff;
@@ -219,9 +227,10 @@ func varChanges(t *checker.Trace, i int, forText bool) []Change {
 	var out []Change
 	for v, name := range t.Vars {
 		oldRaw, newRaw := t.States[i-1].Values[v], t.States[i].Values[v]
-		if canon(oldRaw) == canon(newRaw) {
+		if oldRaw == newRaw {
 			continue
 		}
+		// Written differently: diff says whether they differ as values.
 		ov, err1 := ParseValue([]byte(oldRaw))
 		nv, err2 := ParseValue([]byte(newRaw))
 		if err1 != nil || err2 != nil {

@@ -328,10 +328,13 @@ func writeLegend(w io.Writer, t *checker.Trace, colors map[string]string) {
 		b.String(), "#ffffff", "#ffffff", colorText)
 }
 
+// htmlEscape makes text for a Graphviz HTML-like label: hidden characters as visible
+// escapes (see Visible), then &, <, > and " as entities.
 func htmlEscape(s string) string {
-	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
-	return r.Replace(s)
+	return htmlReplacer.Replace(Visible(s))
 }
+
+var htmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
 
 // attrList prints DOT attributes sorted by key.
 func attrList(a map[string]string) string {
@@ -352,11 +355,12 @@ func attrList(a map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// quote makes a DOT string: quotes and backslashes escaped, newlines as \n.
+// quote makes a DOT string: hidden characters but newlines as visible escapes (see
+// Visible), then quotes and backslashes escaped, newlines as \n.
 func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	for _, r := range visible(s, true) {
 		switch r {
 		case '"', '\\':
 			b.WriteByte('\\')

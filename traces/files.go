@@ -3,14 +3,19 @@ package traces
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"kmc/checker"
+	"kmc/fsx"
 )
 
 // Files of an output folder, in the order WriteAll lists them.
@@ -29,7 +34,12 @@ var textFiles = []string{"trace.txt", "trace.itf.json", "trace.dot"}
 const ManifestName = "kmc-manifest.txt"
 
 const manifestHeader = "# Written by kmc check --out. kmc replaces this folder only while it holds nothing but\n" +
-	"# the files listed below; add a file of your own and kmc refuses to touch it (see README).\n"
+	"# the files listed below; add a file of your own and kmc refuses to touch it (see README).\n" +
+	"# kmc-manifest 2: SIZE SHA-256 NAME per file; a file whose content changed is kept.\n"
+
+// manifestIdentity starts the manifest's last line: the device and inode kmc wrote it as.
+// A manifest that is not that file (a copy, a symlink, one written by hand) is not kmc's.
+const manifestIdentity = "# identity: "
 
 // asidePrefix names the folder, beside DIR, that a previous DIR is moved into: kept when it
 // holds files kmc did not write (WriteOptions.Force), removed once emptied otherwise.
@@ -44,7 +54,15 @@ type WriteOptions struct {
 	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
 	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
 	Force bool
+	// Stop, when closed (an interrupt), ends the drawing of the pictures: the files
+	// rendered so far (the text forms first) are written, and WriteAll's error wraps
+	// ErrPicturesStopped. A picture being drawn is finished first (a second or two).
+	Stop <-chan struct{}
 }
+
+// ErrPicturesStopped is the error, wrapped, of WriteAll when WriteOptions.Stop ended the
+// drawing of the pictures: the files written are the text forms and the pictures drawn.
+var ErrPicturesStopped = errors.New("interrupted while drawing the pictures")
 
 // Written is what WriteAll did.
 type Written struct {
@@ -81,11 +99,13 @@ func PrepareDir(dir string, force bool) error {
 // previous describes what is at DIR before WriteAll replaces it.
 type previous struct {
 	exists  bool
-	ours    []string // kmc's own folder: the files to remove once it is moved aside
+	ours    []string // kmc's own files, unchanged: to remove once the folder is moved aside
+	changed []string // files kmc wrote whose content changed since: kept, moved aside
 	foreign bool     // it holds something kmc did not write (only with force)
 }
 
-// inspectDir says what is at dir and whether WriteAll may replace it.
+// inspectDir says what is at dir and whether WriteAll may replace it. Nothing in dir is
+// followed: a symlink, even one named as a listed file or as the manifest, is the user's.
 func inspectDir(dir string, force bool) (previous, error) {
 	st, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -109,14 +129,20 @@ func inspectDir(dir string, force bool) (previous, error) {
 	}
 	listed, err := readManifest(filepath.Join(dir, ManifestName))
 	if err != nil && len(entries) > 0 {
-		return foreign("it has no " + ManifestName + " listing what kmc wrote")
+		return foreign("it has no " + ManifestName + " that kmc wrote listing what it wrote (" + err.Error() + ")")
 	}
-	var ours, unknown []string
+	var p previous
+	var unknown []string
 	for _, e := range entries {
+		l, ok := listed[e.Name()]
 		switch {
 		case e.Name() == ManifestName:
-		case listed[e.Name()] && e.Type().IsRegular():
-			ours = append(ours, e.Name())
+		case ok && e.Type().IsRegular():
+			if sameContent(filepath.Join(dir, e.Name()), l) {
+				p.ours = append(p.ours, e.Name())
+			} else {
+				p.changed = append(p.changed, e.Name())
+			}
 		default:
 			unknown = append(unknown, e.Name())
 		}
@@ -127,24 +153,108 @@ func inspectDir(dir string, force bool) (previous, error) {
 		}
 		return foreign(strings.Join(unknown, ", ") + " not listed in its " + ManifestName)
 	}
-	return previous{exists: true, ours: ours}, nil
+	p.exists = true
+	return p, nil
 }
 
-// readManifest reads the names listed in a manifest.
-func readManifest(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+// listing is a file as a manifest lists it.
+type listing struct {
+	size int64
+	sum  string // hex SHA-256
+}
+
+// sameContent reports whether the regular file path (not followed) holds what l lists.
+func sameContent(path string, l listing) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() != l.size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == l.sum
+}
+
+// readManifest reads the files a manifest lists, if it is one kmc wrote: a regular file,
+// not reached through a symlink, of at most 64 KiB, whose identity line names its own
+// device and inode.
+func readManifest(path string) (map[string]listing, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]bool{}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("the manifest is not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return nil, err
+	}
+	dev, ino, ok := fileID(st)
+	if !ok || !strings.HasSuffix(string(data), manifestIdentity+identity(dev, ino)+"\n") {
+		return nil, errors.New("the manifest is not the file kmc wrote")
+	}
+	names := map[string]listing{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Text()
-		if line != "" && !strings.HasPrefix(line, "#") && line == filepath.Base(line) {
-			names[line] = true
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
+		parts := strings.SplitN(line, " ", 3)
+		if len(parts) != 3 || parts[2] != filepath.Base(parts[2]) || parts[2] == "." || parts[2] == ".." || len(parts[1]) != 64 {
+			return nil, fmt.Errorf("the manifest's line %q is not SIZE SHA-256 NAME", line)
+		}
+		size, err := strconv.ParseInt(parts[0], 10, 64)
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("the manifest's line %q is not SIZE SHA-256 NAME", line)
+		}
+		names[parts[2]] = listing{size: size, sum: parts[1]}
 	}
 	return names, nil
+}
+
+func identity(dev, ino uint64) string {
+	return strconv.FormatUint(dev, 10) + " " + strconv.FormatUint(ino, 10)
+}
+
+// writeManifest writes the manifest of the files names (with their contents) at path: the
+// list, then the identity line of the file it wrote, written into that same file.
+func writeManifest(path string, names []string, contents [][]byte) error {
+	var b strings.Builder
+	b.WriteString(manifestHeader)
+	for i, name := range names {
+		sum := sha256.Sum256(contents[i])
+		fmt.Fprintf(&b, "%d %s %s\n", len(contents[i]), hex.EncodeToString(sum[:]), name)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		dev, ino, ok := fileID(st)
+		if !ok {
+			dev, ino = 0, 0 // no identity on this system: the manifest is never taken as kmc's
+		}
+		b.WriteString(manifestIdentity + identity(dev, ino) + "\n")
+		_, err = f.Write([]byte(b.String()))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
@@ -168,6 +278,9 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 		names = append(append([]string(nil), names...), viewsFile)
 	}
 	contents, err := renderAll(t, info, opts, names)
+	if errors.Is(err, ErrPicturesStopped) {
+		names, drawErr, err = names[:len(contents)], err, nil
+	}
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
@@ -179,10 +292,12 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".kmc-tmp-*")
+	fsx.RemoveStale(parent, ".kmc-tmp-", "") // what a kmc killed while writing here left
+	tmp, err := fsx.MkdirTemp(parent, ".kmc-tmp-")
 	if err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
+	defer fsx.Track(tmp)() // removed on a second interrupt (kmc's exit skips the defers)
 	ok := false
 	defer func() {
 		if !ok {
@@ -192,15 +307,13 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
-	manifest := manifestHeader + strings.Join(names, "\n") + "\n"
-	for i, name := range append(names, ManifestName) {
-		data := []byte(manifest)
-		if i < len(names) {
-			data = contents[i]
-		}
-		if err := writeFile(filepath.Join(tmp, name), data); err != nil {
+	for i, name := range names {
+		if err := writeFile(filepath.Join(tmp, name), contents[i]); err != nil {
 			return w, fmt.Errorf("write %s: %w", dir, err)
 		}
+	}
+	if err := writeManifest(filepath.Join(tmp, ManifestName), names, contents); err != nil {
+		return w, fmt.Errorf("write %s: %w", dir, err)
 	}
 	var aside string // the folder holding the previous dir, beside dir
 	if prev.exists {
@@ -223,15 +336,18 @@ func WriteAll(dir string, t *checker.Trace, info ReportInfo, opts WriteOptions) 
 	ok = true
 	if aside != "" {
 		old := filepath.Join(aside, filepath.Base(dir))
-		if prev.foreign || !removeListed(old, append(prev.ours, ManifestName)) || os.Remove(aside) != nil {
-			w.Aside = old // kept: it holds what kmc did not write
+		if prev.foreign || len(prev.changed) > 0 || !removeListed(old, append(prev.ours, ManifestName)) || os.Remove(aside) != nil {
+			if !prev.foreign {
+				removeListed(old, append(prev.ours, ManifestName)) // the changed files stay
+			}
+			w.Aside = old // kept: it holds what kmc did not write, or changed since
 		}
 	}
 	for _, name := range names {
 		w.Paths = append(w.Paths, filepath.Join(dir, name))
 	}
 	if drawErr != nil {
-		return w, fmt.Errorf("write %s: %w: wrote %s only", dir, drawErr, strings.Join(textFiles, ", "))
+		return w, fmt.Errorf("write %s: %w: wrote %s only", dir, drawErr, strings.Join(names, ", "))
 	}
 	return w, nil
 }
@@ -267,6 +383,13 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {
+		select {
+		case <-opts.Stop:
+			if i >= len(textFiles) { // the text forms are always written
+				return out[:i], ErrPicturesStopped
+			}
+		default:
+		}
 		var b bytes.Buffer
 		if err := render[name](&b); err != nil {
 			return nil, err

@@ -1,14 +1,15 @@
 package traces
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"kmc/checker"
+	"kmc/fsx"
 )
 
 // ITF metadata keys. The standard ones come from ADR-015 and Quint's model-based testing
@@ -151,7 +152,7 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 		fmt.Fprintf(&b, ",\n  \"loop\": %d", len(t.States)-1)
 	}
 	b.WriteString("\n}\n")
-	if _, err := w.Write(b.Bytes()); err != nil {
+	if _, err := w.Write(escapeJSON(b.Bytes())); err != nil {
 		return fmt.Errorf("itf: %w", err)
 	}
 	return nil
@@ -164,20 +165,41 @@ func writeJSON(b *bytes.Buffer, v any) {
 	b.Truncate(b.Len() - 1) // Encode adds a newline
 }
 
-// itfFile is the top level of an ITF file as LoadITF reads it.
+// itfFile is the top level of an ITF file as LoadITF reads it: the states are converted
+// as they are read once vars is known (states holds them), and kept raw (raw) only when
+// the file lists them before vars.
 type itfFile struct {
-	Meta   map[string]json.RawMessage   `json:"#meta"`
-	Params []string                     `json:"params"`
-	Vars   []string                     `json:"vars"`
-	States []map[string]json.RawMessage `json:"states"`
-	Loop   *int                         `json:"loop"`
+	Meta   map[string]json.RawMessage
+	Vars   []string
+	Loop   *int
+	vars   []string // Vars without the metadata variables, once Vars is read
+	states []checker.TraceState
+	raw    []map[string]json.RawMessage
+}
+
+// DefaultMaxTraceBytes is the largest input LoadITF and LoadITFMeta read, and LoadITFFile's
+// default: 256 MiB. A longer input is an error; LoadOptions.MaxBytes changes the limit.
+const DefaultMaxTraceBytes = 256 << 20
+
+// LoadOptions control LoadITFReader and LoadITFFile.
+type LoadOptions struct {
+	// MaxBytes is the largest input read: 0 means DefaultMaxTraceBytes, < 0 no limit.
+	MaxBytes int64
+}
+
+func (o LoadOptions) max() int64 {
+	if o.MaxBytes == 0 {
+		return DefaultMaxTraceBytes
+	}
+	return o.MaxBytes
 }
 
 // LoadITF reads an ITF trace, as WriteITF writes it or as another ITF tool (Apalache,
 // Quint) does: #meta is optional everywhere; an action is read from the state's
 // #meta.action or from mbt::actionTaken; variables named "mbt::..." are metadata, not
 // state. Errors carry the JSON path ("states[2].x: #set[1]: ...") and the state number.
-// The trace returned satisfies the renderers' invariants (see validTrace).
+// The trace returned satisfies the renderers' invariants (see validTrace). It reads at
+// most DefaultMaxTraceBytes.
 func LoadITF(r io.Reader) (*checker.Trace, error) {
 	t, _, err := LoadITFMeta(r)
 	return t, err
@@ -186,14 +208,68 @@ func LoadITF(r io.Reader) (*checker.Trace, error) {
 // LoadITFMeta is LoadITF that also returns the trace's origin from #meta (source,
 // description, kmc::check and kmc::view), as far as the file records it.
 func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
-	var meta ITFOptions
-	data, err := io.ReadAll(bufio.NewReader(r))
+	return LoadITFReader(r, LoadOptions{})
+}
+
+// LoadITFFile is LoadITFMeta for the file path, which must be a regular file (a named pipe
+// or a device such as /dev/zero is an error, and nothing waits for a writer: see
+// fsx.OpenRegular) of at most opts.MaxBytes bytes, checked before it is read. An error
+// opening or reading it is returned as it is (an I/O failure); one of its content starts
+// with "itf: " and names the JSON path, as LoadITF's do.
+func LoadITFFile(path string, opts LoadOptions) (*checker.Trace, ITFOptions, error) {
+	f, fi, err := fsx.OpenRegular(path)
 	if err != nil {
-		return nil, meta, fmt.Errorf("itf: %w", err)
+		return nil, ITFOptions{}, err
 	}
-	var f itfFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, meta, fmt.Errorf("itf: %w", err)
+	defer f.Close()
+	if max := opts.max(); max >= 0 && fi.Size() > max {
+		return nil, ITFOptions{}, tooLarge(max)
+	}
+	return LoadITFReader(f, opts)
+}
+
+// errTooLarge is what a reader capped by LoadOptions.MaxBytes returns beyond the cap.
+var errTooLarge = errors.New("over the limit")
+
+func tooLarge(max int64) error {
+	return fmt.Errorf("itf: the trace is longer than %d bytes, the limit for a trace (LoadOptions.MaxBytes)", max)
+}
+
+// capReader is a reader that fails with errTooLarge past left bytes.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// LoadITFReader is LoadITFMeta with options: it reads at most opts.MaxBytes bytes of r.
+// It parses as it reads, one state at a time, keeping no copy of the input: only the
+// trace it returns grows with the input's size.
+func LoadITFReader(r io.Reader, opts LoadOptions) (*checker.Trace, ITFOptions, error) {
+	var meta ITFOptions
+	if max := opts.max(); max >= 0 {
+		r = &capReader{r: r, left: max}
+	}
+	f, err := readITF(json.NewDecoder(r))
+	if errors.Is(err, errTooLarge) {
+		return nil, meta, tooLarge(opts.max())
+	}
+	if err != nil {
+		return nil, meta, err
 	}
 	for _, kv := range []struct {
 		key string
@@ -203,30 +279,151 @@ func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
 			return nil, meta, fmt.Errorf("itf: %w", err)
 		}
 	}
-	t, err := loadITF(&f)
+	t, err := loadITF(f)
 	if err != nil {
 		return nil, meta, err
 	}
 	return t, meta, nil
 }
 
-func loadITF(f *itfFile) (*checker.Trace, error) {
-	if f.Vars == nil {
-		return nil, fmt.Errorf("itf: vars: missing")
+// readITF reads the top-level object of an ITF file, converting each state as it comes
+// once the variables are known; keys it does not know are skipped, as json.Unmarshal skips
+// them; a key given twice counts once, its last value.
+func readITF(dec *json.Decoder) (*itfFile, error) {
+	bad := func(err error) error {
+		var syn *json.SyntaxError
+		switch {
+		case errors.Is(err, errTooLarge):
+			return err
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return errors.New("itf: unexpected end of JSON input")
+		case errors.As(err, &syn):
+			return fmt.Errorf("itf: %w (at byte %d)", err, syn.Offset)
+		}
+		return fmt.Errorf("itf: %w", err)
 	}
-	if len(f.States) == 0 {
-		return nil, fmt.Errorf("itf: states: no states")
+	delim := func(want json.Delim, what string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fmt.Errorf("itf: %s: want %q, found %v", what, string(want), tok)
+		}
+		return nil
 	}
-	t := &checker.Trace{Loop: -1}
+	f := &itfFile{}
+	if err := delim('{', "the trace"); err != nil {
+		return nil, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, bad(err)
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "#meta":
+			f.Meta = nil
+			err = dec.Decode(&f.Meta)
+		case "vars":
+			f.Vars, f.vars = nil, nil
+			if err = dec.Decode(&f.Vars); err == nil && f.Vars != nil {
+				if f.vars, err = stateVars(f.Vars); err != nil {
+					return nil, err
+				}
+			}
+		case "loop":
+			f.Loop = nil
+			err = dec.Decode(&f.Loop)
+		case "states":
+			err = f.readStates(dec)
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			var u *json.UnmarshalTypeError
+			if errors.As(err, &u) {
+				return nil, fmt.Errorf("itf: %s: %w", key, err)
+			}
+			if strings.HasPrefix(err.Error(), "itf: ") {
+				return nil, err
+			}
+			return nil, bad(err)
+		}
+	}
+	if err := delim('}', "the trace"); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, errors.New("itf: data after the trace")
+		}
+		return nil, bad(err)
+	}
+	return f, nil
+}
+
+// readStates reads the states array, converting each state as it comes when the
+// variables are known (and otherwise keeping it raw for loadITF).
+func (f *itfFile) readStates(dec *json.Decoder) error {
+	f.states, f.raw = nil, nil
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil // null: no states
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("itf: states: want an array, found %v", tok)
+	}
+	for i := 0; dec.More(); i++ {
+		var st map[string]json.RawMessage
+		if err := dec.Decode(&st); err != nil {
+			return err
+		}
+		if f.vars == nil {
+			f.raw = append(f.raw, st)
+			continue
+		}
+		s, err := loadState(st, f.vars, i, fmt.Sprintf("states[%d]", i))
+		if err != nil {
+			return fmt.Errorf("itf: states[%d] (state %d): %w", i, i+1, err)
+		}
+		f.states = append(f.states, s)
+	}
+	_, err = dec.Token() // ']'
+	return err
+}
+
+// stateVars is vars without the metadata variables, or an error naming a duplicate.
+func stateVars(vars []string) ([]string, error) {
+	out := []string{}
 	seen := map[string]bool{}
-	for i, v := range f.Vars {
+	for i, v := range vars {
 		if seen[v] {
 			return nil, fmt.Errorf("itf: vars[%d]: duplicate variable %q", i, v)
 		}
 		seen[v] = true
 		if !strings.HasPrefix(v, "mbt::") && !strings.HasPrefix(v, "#") {
-			t.Vars = append(t.Vars, v)
+			out = append(out, v)
 		}
+	}
+	return out, nil
+}
+
+func loadITF(f *itfFile) (*checker.Trace, error) {
+	if f.Vars == nil {
+		return nil, fmt.Errorf("itf: vars: missing")
+	}
+	if len(f.states) == 0 && len(f.raw) == 0 {
+		return nil, fmt.Errorf("itf: states: no states")
+	}
+	t := &checker.Trace{Loop: -1, Vars: f.vars, States: f.states}
+	if len(t.Vars) == 0 {
+		t.Vars = nil
 	}
 	if err := metaString(f.Meta, "kmc::property", "#meta", &t.Property); err != nil {
 		return nil, fmt.Errorf("itf: %w", err)
@@ -239,9 +436,9 @@ func loadITF(f *itfFile) (*checker.Trace, error) {
 			return nil, fmt.Errorf("itf: #meta.kmc::actors: %w", err)
 		}
 	}
-	for i, st := range f.States {
+	for i, st := range f.raw { // states listed before vars
 		path := fmt.Sprintf("states[%d]", i)
-		s, err := loadState(st, t.Vars, i, path)
+		s, err := loadState(st, f.vars, i, path)
 		if err != nil {
 			return nil, fmt.Errorf("itf: %s (state %d): %w", path, i+1, err)
 		}

@@ -38,6 +38,7 @@ func renderPNG(w io.Writer, dot []byte, layout string) error {
 	}
 	// Two passes over two copies of the graph, each laid out afresh: rendering the layout
 	// ("dot" output) writes positions back into its graph without neato's pins.
+	dot = quoteEntities(dot)
 	var laid, base bytes.Buffer
 	for _, pass := range []struct {
 		format graphviz.Format
@@ -84,6 +85,36 @@ func renderPNG(w io.Writer, dot []byte, layout string) error {
 		return fmt.Errorf("render: png: %w", err)
 	}
 	return nil
+}
+
+// quoteEntities rewrites each escaped quote (\") inside the strings of DOT text as the
+// entity &#34;, which Graphviz draws as the same quote. Graphviz's layout output drops the
+// backslash of an escaped quote that follows another escape (\l, \n) in the same
+// string, and its text then does not parse back ("syntax error near '>'" for a label
+// holding `">` after a line break); an entity holds no quote to lose.
+func quoteEntities(dot []byte) []byte {
+	if !bytes.Contains(dot, []byte(`\"`)) {
+		return dot
+	}
+	out := make([]byte, 0, len(dot)+64)
+	in := false
+	for i := 0; i < len(dot); i++ {
+		c := dot[i]
+		switch {
+		case in && c == '\\' && i+1 < len(dot):
+			if dot[i+1] == '"' {
+				out = append(out, "&#34;"...)
+			} else {
+				out = append(out, c, dot[i+1])
+			}
+			i++
+			continue
+		case c == '"':
+			in = !in
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // whitenEdges keeps each edge's colour and style in kmc_color/kmc_style and paints the

@@ -96,6 +96,7 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
+	data = escapeJSON(data)
 	d := reportData{
 		Title: info.Title, Verdict: string(info.Verdict), Property: info.Property, Reason: info.Reason, Witness: t.Witness,
 		Spec: info.Spec, Check: info.Check, Command: info.Command,
@@ -139,6 +140,14 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 			{"time", s.Elapsed.Round(time.Millisecond).String()},
 			{"workers", fmt.Sprint(s.Workers)},
 		}
+	}
+	// The page's text from the trace and the caller, with hidden characters as visible
+	// escapes: html/template escapes markup, not control characters, which XML forbids.
+	for _, s := range []*string{&d.Title, &d.Verdict, &d.Property, &d.Reason, &d.Spec, &d.Check, &d.Command, &d.Witness, &d.Text, &d.Ending} {
+		*s = visible(*s, true)
+	}
+	for i := range d.Stats {
+		d.Stats[i].Value = Visible(d.Stats[i].Value)
 	}
 	if err := reportTemplate.Execute(w, d); err != nil {
 		return fmt.Errorf("html: %w", err)

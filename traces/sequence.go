@@ -788,4 +788,6 @@ func SequencePNG(w io.Writer, t *checker.Trace) error {
 	return RenderDOT(w, dot.Bytes(), "png", "neato")
 }
 
-func esc(s string) string { return html.EscapeString(strings.ToValidUTF8(s, "?")) }
+// esc makes text for the SVG: hidden characters as visible escapes (see Visible), then
+// XML's special characters as entities.
+func esc(s string) string { return html.EscapeString(Visible(s)) }

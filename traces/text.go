@@ -57,7 +57,8 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 	if err := validTrace(t); err != nil {
 		return fmt.Errorf("text: %w", err)
 	}
-	bw := bufio.NewWriter(w)
+	vw := &visibleWriter{w: w} // a trace's names and values may hold control characters
+	bw := bufio.NewWriter(vw)
 	for i, s := range t.States {
 		if i == 0 {
 			fmt.Fprintf(bw, "State 1: <Initial predicate>\n")
@@ -99,6 +100,9 @@ func Text(w io.Writer, t *checker.Trace, opts TextOptions) error {
 	}
 	writeWitness(bw, t.Witness, t.Stutter || t.Loop >= 0)
 	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	if err := vw.Flush(); err != nil {
 		return fmt.Errorf("text: %w", err)
 	}
 	return nil

@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValueKind is the kind of an ITF value.
@@ -48,6 +50,15 @@ type Value struct {
 // ParseValue parses one ITF JSON value. Errors name the JSON path inside the value
 // ("$.#set[2]").
 func ParseValue(data []byte) (Value, error) {
+	if v, ok := parseFast(data); ok {
+		return v, nil
+	}
+	return parseTokens(data)
+}
+
+// parseTokens is ParseValue by encoding/json's tokens: every input, and the path of its
+// first error.
+func parseTokens(data []byte) (Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := parseValue(dec, "$")
@@ -332,10 +343,24 @@ func (v Value) write(b *strings.Builder) {
 	}
 }
 
+// sortedElems is elems sorted (Compare), a sorted copy unless they are in order already.
 func sortedElems(elems []Value) []Value {
+	if inOrder(elems) {
+		return elems
+	}
 	out := append([]Value(nil), elems...)
-	sort.SliceStable(out, func(i, j int) bool { return Compare(out[i], out[j]) < 0 })
+	slices.SortStableFunc(out, Compare)
 	return out
+}
+
+// inOrder reports whether elems are sorted (Compare), as a model writes its sets.
+func inOrder(elems []Value) bool {
+	for i := 1; i < len(elems); i++ {
+		if Compare(elems[i-1], elems[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Compare orders values: by kind, then integers numerically, strings and booleans
@@ -463,7 +488,31 @@ func appendList(buf []byte, elems []Value) []byte {
 	return append(buf, ']')
 }
 
+// appendJSONString appends s as json.Marshal writes it: as it is, quoted, when it holds
+// nothing Marshal escapes (quotes, backslashes, control and HTML characters, U+2028,
+// U+2029, invalid UTF-8), and otherwise as Marshal writes it.
 func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return appendMarshalled(buf, s)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+			return appendMarshalled(buf, s)
+		}
+		i += n
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
+}
+
+func appendMarshalled(buf []byte, s string) []byte {
 	b, _ := json.Marshal(s) // a string always marshals
 	return append(buf, b...)
 }

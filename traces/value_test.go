@@ -1,6 +1,10 @@
 package traces
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,4 +100,56 @@ func TestCanonical(t *testing.T) {
 	if got := string(AppendCanonical(nil, []byte(`[2,1]`))); got != `[`+bi("2")+`,`+bi("1")+`]` {
 		t.Errorf("a sequence's order is kept: got %s", got)
 	}
+}
+
+// FuzzParseFast: whatever the one-pass parser accepts, the parser by encoding/json's tokens
+// parses to the same Value. Seeded from the values of the test traces.
+func FuzzParseFast(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.itf.json"))
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var file struct {
+			States []map[string]json.RawMessage `json:"states"`
+		}
+		if err := json.Unmarshal(data, &file); err != nil {
+			f.Fatal(err)
+		}
+		for _, st := range file.States {
+			for _, raw := range st {
+				f.Add([]byte(raw))
+			}
+		}
+	}
+	for _, s := range []string{`{"#bigint":"-007"}`, `-0`, `01`, `1.5`, `"a\"b"`, `{"a":1,"a":2}`, `{"#set":[]}`, `{"#map":[[1,2],[3]]}`, `[true, false ]`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := parseFast(data)
+		if !ok {
+			return
+		}
+		slow, err := parseTokens(data)
+		if err != nil {
+			t.Fatalf("%q: the one-pass parser accepts it, the token parser says %v", data, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: one pass %+v, tokens %+v", data, fast, slow)
+		}
+	})
+}
+
+// FuzzAppendJSONString: strings are written as json.Marshal writes them.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b", "<&>", "\u2028", "\xff", "é", "\x01", "tab\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
 }

@@ -17,9 +17,9 @@ const (
 
 // breakPoint is a place where wrapLine may end a line: at pos, a space that follows a
 // separator (", " between elements and fields, " @@ " between map entries), at nesting
-// depth depth (0 outside any bracket).
+// depth depth (0 outside any bracket); runes is the number of runes before pos.
 type breakPoint struct {
-	pos, depth int
+	pos, depth, runes int
 }
 
 // breakPoints scans a value printed by Value.String (or any text) for the places a line
@@ -29,6 +29,12 @@ type breakPoint struct {
 func breakPoints(s string) []breakPoint {
 	var out []breakPoint
 	depth := 0
+	last, runes := 0, 0 // runes before s[last:]
+	add := func(pos int) {
+		runes += utf8.RuneCountInString(s[last:pos])
+		last = pos
+		out = append(out, breakPoint{pos: pos, depth: depth, runes: runes})
+	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"':
@@ -48,9 +54,9 @@ func breakPoints(s string) []breakPoint {
 			depth = max(depth-1, 0)
 			i++
 		case c == ',' && i+1 < len(s) && s[i+1] == ' ':
-			out = append(out, breakPoint{pos: i + 1, depth: depth})
+			add(i + 1)
 		case c == '@' && i+2 < len(s) && s[i+1] == '@' && s[i+2] == ' ' && i > 0 && s[i-1] == ' ':
-			out = append(out, breakPoint{pos: i + 2, depth: depth})
+			add(i + 2)
 		}
 	}
 	return out
@@ -67,6 +73,8 @@ func breakPoints(s string) []breakPoint {
 // width, or to the end: a long string or number is never split.
 //
 // The lines, continuation indents removed and joined with single spaces, are head+value.
+// It takes time linear in the length of value: the rune counts come from breakPoints, and
+// each line looks only at the break points that it can hold, and the first one past it.
 func wrapLine(head, value string, width int) []string {
 	col := utf8.RuneCountInString(head)
 	indent := col
@@ -75,17 +83,18 @@ func wrapLine(head, value string, width int) []string {
 	}
 	pad := strings.Repeat(" ", indent)
 	bps := breakPoints(value)
+	total := utf8.RuneCountInString(value)
 	lines := []string{}
 	line := head
-	start, next := 0, 0 // value[start:] is left to lay out; bps[next:] lie in it
+	// value[start:] is left to lay out, beginning at rune rstart; bps[next:] lie in it.
+	start, rstart, next := 0, 0, 0
 	for {
-		rest := value[start:]
-		if col+utf8.RuneCountInString(rest) <= width || next == len(bps) {
-			return append(lines, line+rest)
+		if col+total-rstart <= width || next == len(bps) {
+			return append(lines, line+value[start:])
 		}
 		best := -1
 		for j := next; j < len(bps); j++ {
-			if col+utf8.RuneCountInString(value[start:bps[j].pos]) > width {
+			if col+bps[j].runes-rstart > width {
 				break
 			}
 			if best < 0 || bps[j].depth <= bps[best].depth {
@@ -96,7 +105,8 @@ func wrapLine(head, value string, width int) []string {
 			best = next // nothing fits: the shortest overlong line
 		}
 		lines = append(lines, line+value[start:bps[best].pos])
-		start, next = bps[best].pos+1, best+1
+		// The space after the separator is dropped: one byte, one rune.
+		start, rstart, next = bps[best].pos+1, bps[best].runes+1, best+1
 		line, col = pad, indent
 	}
 }

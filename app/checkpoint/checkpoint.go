@@ -12,7 +12,10 @@
 // renamed to the next DIR/ckpt-NNNNNN and DIR fsynced, and only then are the older ones
 // removed: DIR always holds a whole checkpoint, the newest being the one resumed. Only the
 // files this package writes (manifest.txt, search.kmcs) and the folders they leave empty
-// are ever removed.
+// are ever removed. A run that writes checkpoints holds DIR/kmc-checkpoint.lock locked
+// (Lock), which stays in DIR: a second run is refused while the first holds it. Nothing in
+// DIR is followed: a ckpt-* that is a symlink is no checkpoint, the lock is never opened
+// through a symlink, and the two files must be regular files.
 //
 // What the configuration lines say is the caller's (package app writes the spec's model,
 // constants, fixes and the options that shape the search); this package stores them,
@@ -39,6 +42,7 @@ import (
 	"time"
 
 	"kmc/checker"
+	"kmc/fsx"
 )
 
 // Names in a checkpoint folder.
@@ -312,6 +316,24 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	return m, nil
 }
 
+// matches checks that the manifest's counters are the snapshot's, as Writer.Write records
+// them: a manifest edited with its checksum recomputed is refused.
+func (m *Manifest) matches(s *checker.Snapshot) error {
+	for _, c := range []struct {
+		key        string
+		have, want int64
+	}{{"level", int64(m.Level), int64(s.Depth)}, {"generated", m.Generated, s.Generated}, {"distinct", m.Distinct, s.Distinct},
+		{"expanded", m.Expanded, s.Expanded}, {"queue", m.Queue, s.Queue}} {
+		if c.have != c.want {
+			return fmt.Errorf("%s: %d in the manifest, %d in the snapshot", c.key, c.have, c.want)
+		}
+	}
+	if d := m.Elapsed - s.Elapsed.Round(time.Millisecond); d != 0 {
+		return fmt.Errorf("elapsed: %s in the manifest, %s in the snapshot", m.Elapsed, s.Elapsed.Round(time.Millisecond))
+	}
+	return nil
+}
+
 func shortLine(s string) string {
 	if len(s) > 80 {
 		return s[:77] + "..."
@@ -362,7 +384,7 @@ func Latest(dir string) (*Checkpoint, error) {
 	seq := seqs[len(seqs)-1]
 	path := filepath.Join(dir, Name(seq))
 	file := filepath.Join(path, ManifestFile)
-	f, err := os.Open(file)
+	f, _, err := fsx.OpenOwn(file) // a named pipe planted there is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
@@ -382,15 +404,11 @@ func Latest(dir string) (*Checkpoint, error) {
 // manifest and the snapshot's own checksums.
 func (cp *Checkpoint) ReadSnapshot() (*checker.Snapshot, error) {
 	file := filepath.Join(cp.Path, cp.Manifest.File)
-	f, err := os.Open(file)
+	f, st, err := fsx.OpenOwn(file) // a named pipe planted there is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if st.Size() != cp.Manifest.Size {
 		return nil, fmt.Errorf("%s: %d bytes, the manifest says %d: the checkpoint is torn", file, st.Size(), cp.Manifest.Size)
 	}
@@ -401,6 +419,9 @@ func (cp *Checkpoint) ReadSnapshot() (*checker.Snapshot, error) {
 	}
 	if crc.Sum32() != cp.Manifest.CRC {
 		return nil, fmt.Errorf("%s: checksum mismatch (manifest %08x, file %08x): the checkpoint is corrupt", file, cp.Manifest.CRC, crc.Sum32())
+	}
+	if err := cp.Manifest.matches(s); err != nil {
+		return nil, fmt.Errorf("%s: %w: the checkpoint is forged or corrupt", filepath.Join(cp.Path, ManifestFile), err)
 	}
 	return s, nil
 }
@@ -442,16 +463,41 @@ func remove(path string) {
 }
 
 // RemoveAll removes every checkpoint of dir (the files this package wrote, and the folders
-// they leave empty), and reports whether there was one.
-func RemoveAll(dir string) bool {
+// they leave empty), and reports whether there was one, and an error naming what is left
+// when one could not be removed (a read-only file system, a file of the user's in it).
+func RemoveAll(dir string) (bool, error) {
 	seqs, err := List(dir)
 	if err != nil || len(seqs) == 0 {
-		return false
+		return false, nil
 	}
 	for _, n := range seqs {
 		remove(filepath.Join(dir, Name(n)))
 	}
-	return true
+	left, err := List(dir)
+	if err == nil && len(left) > 0 {
+		path := filepath.Join(dir, Name(left[0]))
+		err = fmt.Errorf("%s is still there", path)
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = rerr
+		}
+	}
+	return true, err
+}
+
+// LockName is the file of a checkpoint folder that a run writing checkpoints there holds
+// locked (flock), so that a second one is refused.
+const LockName = "kmc-checkpoint.lock"
+
+// ErrLocked is the error, wrapped, of Lock for a folder another kmc writes checkpoints to.
+var ErrLocked = fsx.ErrLocked
+
+// Lock takes the lock of checkpoint folder dir (created if need be), LockName, which
+// stays there; closing the file returned releases it, and so does the end of the process.
+func Lock(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return fsx.Lock(filepath.Join(dir, LockName))
 }
 
 // Writer writes the checkpoints of one search into a folder prepared by PrepareDir.
@@ -470,10 +516,11 @@ func NewWriter(dir string, base Manifest, seq int) *Writer {
 // Write writes snapshot s as the folder's next checkpoint and removes the older ones. It
 // returns the checkpoint's path and the snapshot's size in bytes.
 func (w *Writer) Write(s *checker.Snapshot) (path string, size int64, err error) {
-	tmp, err := os.MkdirTemp(w.dir, tmpPrefix+"*")
+	tmp, err := fsx.MkdirTemp(w.dir, tmpPrefix) // .tmp-ckpt-PID-*
 	if err != nil {
 		return "", 0, fmt.Errorf("write checkpoint: %w", err)
 	}
+	defer fsx.Track(tmp)() // removed on a second interrupt
 	defer func() {
 		if err != nil {
 			remove(tmp)

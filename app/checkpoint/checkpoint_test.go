@@ -1,12 +1,14 @@
 package checkpoint
 
 import (
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -93,11 +95,62 @@ func TestFolder(t *testing.T) {
 	if err != nil || cp.Seq != 3 || cp.Manifest.Level != 3 || cp.Path != filepath.Join(dir, "ckpt-000003") {
 		t.Fatalf("Latest: got %+v, %v", cp, err)
 	}
-	if !RemoveAll(dir) {
-		t.Errorf("RemoveAll found nothing")
+	if had, err := RemoveAll(dir); !had || err != nil {
+		t.Errorf("RemoveAll: got %v, %v", had, err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "notes.txt" {
 		t.Errorf("after RemoveAll: got %v, want notes.txt alone", entries)
+	}
+}
+
+// TestRemoveAllLeft: a checkpoint that cannot be removed (here a file of the user's in its
+// folder) is an error naming it, not a silent success (issue 26, defect 10).
+func TestRemoveAllLeft(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, Name(1)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, Name(1), "mine.txt"), []byte("x"), 0o644)
+	had, err := RemoveAll(dir)
+	if !had || err == nil || !strings.Contains(err.Error(), Name(1)) {
+		t.Errorf("got %v, %v; want an error naming %s", had, err, Name(1))
+	}
+	if _, err := os.Stat(filepath.Join(dir, Name(1), "mine.txt")); err != nil {
+		t.Errorf("the user's file: %v", err)
+	}
+}
+
+// TestLock: a second Lock of a folder is refused while the first is held, and taken once
+// it is released; a symlink or a named pipe planted as the lock file is refused (issue 26,
+// defect 10).
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(dir); !errors.Is(err, ErrLocked) {
+		t.Errorf("second lock: got %v, want ErrLocked", err)
+	}
+	a.Close()
+	b, err := Lock(dir)
+	if err != nil {
+		t.Errorf("after release: %v", err)
+	} else {
+		b.Close()
+	}
+	for name, plant := range map[string]func(string) error{
+		"symlink": func(p string) error { return os.Symlink(filepath.Join(dir, "elsewhere"), p) },
+		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
+	} {
+		d := t.TempDir()
+		if err := plant(filepath.Join(d, LockName)); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := Lock(d); err == nil {
+			f.Close()
+			t.Errorf("%s as the lock file: taken, want refused", name)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"kmc/app"
 	"kmc/checker"
+	"kmc/fsx"
 	"kmc/specs"
 	"kmc/traces"
 )
@@ -56,8 +57,12 @@ type checkFlags struct {
 	spillDir   string
 }
 
-// afterSearch is called when a check's search returns; tests replace it.
-var afterSearch = func() {}
+// afterSearch is called when a check's search returns, and atPhase when it enters a phase
+// (the liveness graph, a liveness property); tests replace them.
+var (
+	afterSearch = func() {}
+	atPhase     = func(string) {}
+)
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	var f checkFlags
@@ -80,7 +85,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/: trace.txt, trace.itf.json, trace.dot, trace.svg, trace.png, sequence.svg, sequence.png, report.html, views.png (the last state's --view tables, when the model has them), and "+traces.ManifestName)
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write: it is moved aside to DIR/kmc-previous-*/, never deleted")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
-	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only)")
+	fs.StringVar(&f.dumpGraph, "dump-graph", "", "write the whole reachable state graph of the check as DOT to `FILE` (small models only): a regular file all or nothing, a device, named pipe or stream in place")
 	fs.IntVar(&f.dumpMax, "dump-graph-max", 500, "refuse --dump-graph above `N` reachable states")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "write checkpoints of the search into `DIR`, to go on with it later with --resume (one check)")
 	fs.StringVar(&f.ckptEvery, "checkpoint-every", "10m", "take a checkpoint about every `DURATION`, and one more when a limit or an interrupt stops the search")
@@ -110,6 +115,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "--checkpoint-every: %v (got %q)", err, f.ckptEvery)
 	}
+	for _, name := range []string{"checkpoint", "resume", "out", "dump-graph", "spill-dir"} {
+		if fs.Changed(name) && fs.Lookup(name).Value.String() == "" {
+			return usageError(stderr, "check", "--%s needs a folder or file, not an empty name", name)
+		}
+	}
 	if fs.Changed("checkpoint-every") && f.checkpoint == "" && f.resume == "" {
 		return usageError(stderr, "check", "--checkpoint-every needs --checkpoint or --resume")
 	}
@@ -128,6 +138,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &search); !ok {
 		return code
+	}
+	if stale, err := app.CheckSpillDir(f.spillDir); err != nil {
+		if f.spillDir != "" {
+			fmt.Fprintf(stderr, "kmc: check: %v\n", err)
+			hint(stderr, "--spill-dir needs a folder kmc can create and write files in, on a disk with room (default: the system's temporary folder)")
+			return exitUsage
+		}
+	} else if len(stale) > 0 {
+		fmt.Fprintf(stderr, "kmc: check: removed %d spill files that kmc processes now gone left in %s\n", len(stale), filepath.Dir(stale[0]))
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
@@ -204,6 +223,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if res.CheckpointRemoved && !out.json {
 			fmt.Fprintf(stderr, "kmc: check: the search is complete; removed its checkpoint from %s\n", res.Checkpoint)
 		}
+		if err := res.CheckpointRemoveErr; err != nil {
+			fmt.Fprintf(stderr, "kmc: check: the search is complete, but its checkpoint could not be removed from %s: %v\n", res.Checkpoint, err)
+			hint(stderr, "remove it yourself before another --checkpoint there (it holds a complete search: --resume would only finish it again)")
+		}
 		if res.Resumable {
 			resumeHint = resumeCommand(&f, spec, c, res.Checkpoint)
 		}
@@ -279,7 +302,7 @@ func prepareOut(cmd, out string, checks []specs.Check, force bool, stderr io.Wri
 // previous dir moved aside, or the error that kept them from being written.
 func outNotes(stderr io.Writer, cmd, dir string, w traces.Written, err error) {
 	if w.Aside != "" {
-		fmt.Fprintf(stderr, "kmc: %s: moved the previous %s, which holds files kmc did not write, to %s\n", cmd, dir, w.Aside)
+		fmt.Fprintf(stderr, "kmc: %s: moved the previous %s, which holds files kmc did not write or changed since, to %s\n", cmd, dir, w.Aside)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kmc: %s: --out: %v\n", cmd, err)
@@ -377,6 +400,7 @@ func (o *checkOutput) event(e app.Event) {
 	case app.Progress:
 		o.progress(e.Stats)
 	case app.Phase:
+		atPhase(e.Name)
 		o.phase(e.Name, e.Stats)
 	case app.CheckpointWritten:
 		o.checkpointWritten(e)
@@ -474,7 +498,8 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
-			"matches": len(res.Differs) == 0,
+			"matches": len(res.Differs) == 0, "interrupted": res.Result.Interrupted,
+			"graph_complete": graphComplete(res),
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
 				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred, "por": st.POR, "por_reduced": st.Reduced, "por_proviso": st.Proviso, "por_shortened": st.Shortened,
@@ -504,6 +529,10 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
 	case checker.Violated:
 		o.violation("check", spec, res.Property, res.Trace)
+		if !graphComplete(res) {
+			fmt.Fprintln(w, wrap("The search was cut short ("+res.Result.Interrupted+") before the state graph was complete: "+
+				"this counterexample lies in the part explored and is a real one, but the statistics below are partial.", 100, "  "))
+		}
 	case checker.Incomplete:
 		if len(res.Raise) > 0 && res.Stats.Queue == 0 {
 			fmt.Fprintf(w, "The search is complete, but the verdict depends on a bound of the model: %s.\n", res.Reason)
@@ -536,7 +565,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		fmt.Fprintf(w, "Spilled to disk: %s (frontier %s, liveness graph %s).\n", specs.FormatSize(st.Spilled+st.GraphSpilled),
 			specs.FormatSize(st.Spilled), specs.FormatSize(st.GraphSpilled))
 	}
-	if res.Verdict == checker.Incomplete && (len(res.Raise) == 0 || st.Queue > 0) {
+	if !graphComplete(res) {
 		fmt.Fprintf(w, "The depth of the partial state graph search is %d.\n", st.Depth)
 	} else {
 		fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", st.Depth)
@@ -560,6 +589,18 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	} else {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s, as the spec expects.", got), 100, "  "))
 	}
+}
+
+// graphComplete reports whether the search behind res explored the whole state graph: no
+// limit or interrupt cut it short (checker.Result.Interrupted; a stop in the liveness phase
+// of a complete graph leaves the graph complete), and a verdict left incomplete is one that
+// a model bound decided with nothing left on the queue.
+func graphComplete(res *app.CheckResult) bool {
+	if cut := res.Result.Interrupted; cut != "" && (res.Stats.Queue > 0 || !strings.Contains(res.Reason, "during the liveness check")) {
+		return false
+	}
+	return res.Verdict != checker.Incomplete || (len(res.Raise) > 0 && res.Stats.Queue == 0) ||
+		strings.Contains(res.Reason, "during the liveness check")
 }
 
 // violation prints TLC's headline for a violation of property and its trace, if any.
@@ -636,7 +677,7 @@ func dumpGraph(ctx context.Context, spec *specs.Spec, c *specs.Check, path strin
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		return exitInternal
 	}
-	if err := writeFileAtomic(path, b.Bytes()); err != nil {
+	if err := fsx.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		fmt.Fprintf(stderr, "kmc: check: --dump-graph: %v\n", err)
 		return exitInternal
 	}

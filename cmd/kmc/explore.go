@@ -10,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"kmc/app"
 	"kmc/explore"
+	"kmc/fsx"
 	"kmc/specs"
 )
 
@@ -45,6 +45,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	remote := fs.Bool("allow-remote", false, "allow an address beyond loopback; every request must then carry the token printed at start-up")
 	searchStates := fs.Int64("search-states", 200000, "stop each search from a state after `N` distinct states")
 	searchTime := fs.String("search-time", "30s", "stop each search from a state after `DURATION`")
+	maxSize := traceSizeFlag(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -71,12 +72,13 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	var trace []byte
 	var traceCheck string
 	if *tracePath != "" {
-		t, meta, code := loadTrace(*tracePath, "explore", stderr)
+		t, meta, code := loadTrace(*tracePath, "explore", *maxSize, stderr)
 		if t == nil {
 			return code
 		}
 		traceCheck = meta.Check
-		if trace, err = os.ReadFile(*tracePath); err != nil {
+		max, _ := traceLimit(*maxSize) // loadTrace checked it
+		if trace, err = fsx.ReadFile(*tracePath, max); err != nil {
 			fmt.Fprintf(stderr, "kmc: explore: %v\n", err)
 			return exitInternal
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -209,6 +208,11 @@ func parseBudgets(stderr io.Writer, cmd, memory, timeFlag, timeValue string, s *
 		if err != nil {
 			return usageError(stderr, cmd, "--memory: %v (got %q)", err, memory), false
 		}
+		if most, from := app.MemoryCap(); most > 0 && n > most {
+			fmt.Fprintf(stderr, "kmc: %s: --memory %s is more than the %s limit allows: the Go runtime reserves more address space than it uses, and beyond a third of the limit (%s) it dies out of memory before the budget stops the work; using %s\n",
+				cmd, memory, from, specs.FormatSize(most), specs.FormatSize(most))
+			n = most
+		}
 		s.Memory = n
 	}
 	if timeValue != "" {
@@ -269,6 +273,9 @@ func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
 		}
 		fmt.Fprintf(stderr, "kmc: %s: %s: %v\n", cmd, flag, err)
 		hint(stderr, flag+" needs a folder kmc can create and write in")
+	case errors.As(err, new(*app.CheckpointLockedError)):
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+		hint(stderr, "wait for that run to end, or give this one another folder")
 	case errors.As(err, &taken):
 		fmt.Fprintf(stderr, "kmc: %s: --checkpoint: %v\n", cmd, err)
 		hint(stderr, "go on with it with --resume "+taken.Dir+", or remove it to start over")
@@ -293,26 +300,4 @@ func jsonLine(w io.Writer, v any) {
 		panic("kmc: marshal event: " + err.Error()) // only plain values are marshalled
 	}
 	fmt.Fprintf(w, "%s\n", b)
-}
-
-// writeFileAtomic writes data to a temporary file in path's folder and renames it, so
-// that path holds either its old content or all of data.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
 }

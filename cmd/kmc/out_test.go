@@ -124,7 +124,7 @@ func TestOutKeepsFilesKmcDidNotWrite(t *testing.T) {
 		t.Errorf("stderr does not say where the old folder went:\n%s", stderr)
 	}
 	manifest, err := os.ReadFile(filepath.Join(out, "buggy", traces.ManifestName))
-	if err != nil || !strings.Contains(string(manifest), "\ntrace.itf.json\n") {
+	if err != nil || !strings.Contains(string(manifest), " trace.itf.json\n") {
 		t.Errorf("manifest: got %q, %v", manifest, err)
 	}
 

@@ -26,6 +26,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("replay", replaySynopsis, replayExamples, stdout)
 	specPath := fs.String("spec", "", "the spec `FILE` whose model the trace is replayed against")
 	check := fs.String("check", "", "the spec's check (protocol variant) to use; default: the one the trace records, or the spec's only check")
+	maxSize := traceSizeFlag(fs)
 	var sets []string
 	fs.StringArrayVar(&sets, "set", nil, "override a constant or fault budget: `key=value` (repeatable)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -38,7 +39,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "replay", "--spec is required")
 	}
 	path := fs.Arg(0)
-	t, meta, code := loadTrace(path, "replay", stderr)
+	t, meta, code := loadTrace(path, "replay", *maxSize, stderr)
 	if t == nil {
 		return code
 	}

@@ -125,10 +125,12 @@ func TestSecondSignalExits(t *testing.T) {
 	}
 }
 
-// TestRealSignals sends real SIGTERM and SIGINT to a long run of the binary.
+// TestRealSignals sends real SIGTERM, SIGINT and SIGHUP to a long run of the binary.
+// Issue 26, defect 5: SIGHUP is handled as SIGTERM (on main it killed kmc, leaving its
+// temporary files).
 func TestRealSignals(t *testing.T) {
 	bin := kmcBinary(t)
-	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		cmd := exec.Command(bin, "check", spec, "--check", "fixed", "--set", "rms=10", "--workers", "1", "--memory", "1GiB")
 		pipe, err := cmd.StdoutPipe()
 		if err != nil {

@@ -5,20 +5,23 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"kmc/fsx"
 )
 
-// Signals: the first SIGINT or SIGTERM cancels the command's context, which stops its work
-// like a limit (partial statistics, then the exit code of the worst verdict found so far;
-// kmc suite exits 3); a second one exits at once with the shell's code for it, 128 + the
-// signal's number (130, 143).
+// Signals: the first SIGINT, SIGTERM or SIGHUP (a closed terminal, handled as SIGTERM)
+// cancels the command's context, which stops its work like a limit (partial statistics,
+// then the exit code of the worst verdict found so far; kmc suite exits 3); a second one
+// removes the temporary files kmc is writing (fsx.RemoveTracked) and exits at once with
+// the shell's code for it, 128 + the signal's number (130, 143, 129).
 
 // signalContext returns a context cancelled on the first SIGINT or SIGTERM and a function
 // that stops listening. Tests replace it.
 var signalContext = func() (context.Context, func()) {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(context.Background())
-	release := watchSignals(sig, cancel, os.Exit)
+	release := watchSignals(sig, cancel, func(code int) { fsx.RemoveTracked(); os.Exit(code) })
 	return ctx, func() { signal.Stop(sig); release(); cancel() }
 }
 

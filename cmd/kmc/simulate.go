@@ -39,6 +39,7 @@ type simFlags struct {
 	force      bool
 	format     string
 	bias       string
+	memory     string
 }
 
 // simNow is the clock the default seed is derived from; tests replace it.
@@ -56,6 +57,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.depth, "depth", checker.DefaultSimDepth, "end each walk after `D` states (the initial one included)")
 	fs.IntVar(&f.workers, "workers", 0, "`N` workers taking walks (default: the spec's, else all cores); the result does not depend on it")
 	fs.StringVar(&f.timeBudget, "time", "", "stop taking walks after a `DURATION` such as 10m (default: none)")
+	fs.StringVar(&f.memory, "memory", "", "memory budget of the walks, a `SIZE` such as 4GiB: a walk that would go beyond it ends the simulation, incomplete (default: the spec's, else as kmc check's: see README)")
 	fs.StringVar(&f.bias, "bias", string(checker.BiasUniform), "how a walk picks its next step, `BIAS`: uniform (every successor alike), kinds (every enabled kind of action alike, then one of its successors), or delay (each action waits a random, heavy-tailed number of steps once enabled); see README")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a state without successors as a deadlock")
 	fs.BoolVar(&f.fullStates, "full-states", false, "print every variable of every trace state, not only what changed")
@@ -84,14 +86,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if !slices.Contains(biasNames(), f.bias) {
 		return usageError(stderr, "simulate", "--bias must be one of %s (got %q)", strings.Join(biasNames(), ", "), f.bias)
 	}
-	var budget time.Duration
-	if f.timeBudget != "" {
-		d, err := specs.ParseDuration(f.timeBudget)
-		if err != nil {
-			return usageError(stderr, "simulate", "--time: %v (got %q)", err, f.timeBudget)
-		}
-		budget = d
+	var budgets app.Search
+	if code, ok := parseBudgets(stderr, "simulate", f.memory, "time", f.timeBudget, &budgets); !ok {
+		return code
 	}
+	budget := budgets.Time
 	if budget > 0 && !fs.Changed("runs") {
 		f.runs = 0
 	}
@@ -135,7 +134,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		if f.runs == 0 {
 			walks.Runs = -1
 		}
-		o := app.SimulateOptions{Walks: walks, Write: traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views},
+		o := app.SimulateOptions{Walks: walks, Memory: budgets.Memory, Write: traces.WriteOptions{FullStates: f.fullStates, Force: f.force, Views: views},
 			OnEvent: out.event, Command: func(run int64) string { return simCommand(spec.Path, c.Name, out.sets, out.so, run) }}
 		if f.out != "" {
 			o.Out = filepath.Join(f.out, c.Name)
@@ -224,7 +223,8 @@ func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOption
 	if o.json {
 		o.emit(map[string]any{"event": "start", "mode": "simulate", "spec": spec.Path, "check": c.Name,
 			"model": spec.Model, "expected": c.Expected(), "config": app.Config(spec, c), "workers": so.Workers,
-			"seed": so.Seed, "runs": max(so.Runs, 0), "first_run": so.FirstRun, "depth": so.Depth})
+			"seed": so.Seed, "runs": max(so.Runs, 0), "first_run": so.FirstRun, "depth": so.Depth,
+			"memory_budget_bytes": so.MemoryBytes})
 		return
 	}
 	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))

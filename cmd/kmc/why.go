@@ -88,6 +88,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.memory, "memory", "", "memory budget of each variant's whole check, a `SIZE` such as 4GiB (default: the spec's, else 60% of RAM)")
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.StringArrayVar(&f.switches, "switch", nil, "turn only the fix switch `NAME` (repeatable; default: every switch of the spec's family)")
+	maxSize := traceSizeFlag(fs)
 	fs.BoolVar(&f.noCheck, "no-check", false, "only replay the trace under each variant; do not run the whole check")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -113,7 +114,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 
 	path := fs.Arg(0)
-	t, meta, code := loadTrace(path, "why", stderr)
+	t, meta, code := loadTrace(path, "why", *maxSize, stderr)
 	if t == nil {
 		return code
 	}

@@ -45,10 +45,10 @@ func (m *Model) encodeCP(s *State, buf []byte) []byte {
 	return buf
 }
 
-func (m *Model) decodeCP(buf []byte, s *State) {
+func (m *Model) decodeCP(buf []byte, s *State) error {
 	p := &s.CP
-	i := 0
-	next := func() uint8 { v := buf[i]; i++; return v }
+	r := &byteReader{buf: buf}
+	next := r.next
 	v := next()
 	p.Writer, p.CEpoch = v>>4, v&15
 	v = next()
@@ -60,6 +60,9 @@ func (m *Model) decodeCP(buf []byte, s *State) {
 		k.Ctrl, k.CtrlEpoch = v>>4, v&15
 		k.MaxEpoch = next()
 	}
+	if int(p.N) > len(p.C) {
+		return errCount
+	}
 	for j := 0; j < int(p.N); j++ {
 		c := &p.C[j]
 		v = next()
@@ -69,10 +72,17 @@ func (m *Model) decodeCP(buf []byte, s *State) {
 		v = next()
 		c.Leader, c.LEpoch = v>>4, v&15
 		c.ZkVer, c.ISR, c.Live, c.Stale, c.NQ = next(), next(), next(), next(), next()
+		if int(c.NQ) > len(c.Q) {
+			return errCount
+		}
 		for q := 0; q < int(c.NQ); q++ {
 			c.Q[q] = next()
 		}
 	}
+	if r.short {
+		return errShort
+	}
+	return nil
 }
 
 var evNames = [...]string{"", "BrokerFailure", "BrokerStartup", "IsrChangeNotification"}

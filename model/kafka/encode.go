@@ -1,6 +1,9 @@
 package kafka
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // Canonical binary encoding, ITF JSON values and a readable text form of a State.
 
@@ -95,9 +98,42 @@ func (r *Replica) statusBits() uint8 {
 
 // Decode reads a state written by Encode into s.
 func (m *Model) Decode(buf []byte, s *State) {
+	if err := m.decode(buf, s); err != nil {
+		panic("model: Decode: " + err.Error() + " (bytes from outside the engine go to DecodeChecked)")
+	}
+}
+
+// DecodeChecked reads a state into s as Decode does, or returns an error, never a panic,
+// when buf is not the canonical encoding of a valid state: it ends early, holds a count
+// beyond its array, encodes back to other bytes, or is not Valid. It is for bytes from
+// outside the engine, a checkpoint's (checker.CheckedDecoder).
+func (m *Model) DecodeChecked(buf []byte, s *State) error {
+	var t State
+	if err := m.decode(buf, &t); err != nil {
+		return errors.New("model: decode: " + err.Error())
+	}
+	if err := m.Valid(&t); err != nil {
+		return err
+	}
+	if string(m.Encode(&t, nil)) != string(buf) {
+		return errors.New("model: decode: not the canonical encoding of the state it reads as")
+	}
+	*s = t
+	return nil
+}
+
+// errCount is decode's error for a count beyond its array.
+var errCount = errors.New("a count beyond its array")
+
+// errShort is decode's error for an encoding that ends early.
+var errShort = errors.New("the encoding ends early")
+
+// decode reads buf into s, checking that no byte is missing and that every count fits
+// its array.
+func (m *Model) decode(buf []byte, s *State) error {
 	*s = State{}
-	p := 0
-	next := func() uint8 { v := buf[p]; p++; return v }
+	r := &byteReader{buf: buf}
+	next := r.next
 	s.Written = next()
 	open := s.Written&128 != 0
 	s.Written &^= 128
@@ -147,8 +183,13 @@ func (m *Model) Decode(buf []byte, s *State) {
 		r.LastEp, r.NCache = v>>4, v&15
 		v = next()
 		r.LEO, r.HW = v>>4, v&15
+		if int(r.LEO) > len(r.Log) || int(r.NCache) > len(r.Cache) {
+			return errCount
+		}
 		if f&128 != 0 {
-			r.NStale = next()
+			if r.NStale = next(); int(r.NStale) > len(r.Stale) {
+				return errCount
+			}
 			for i := uint8(0); i < r.NStale; i++ {
 				v = next()
 				r.Stale[i] = EpochEntry{Epoch: v >> 4, Start: v & 15}
@@ -169,7 +210,9 @@ func (m *Model) Decode(buf []byte, s *State) {
 			r.Cache[i] = EpochEntry{Epoch: v >> 4, Start: v & 15}
 		}
 	}
-	s.Net.Len = next()
+	if s.Net.Len = next(); int(s.Net.Len) > len(s.Net.Msgs) {
+		return errCount
+	}
 	for i := 0; i < int(s.Net.Len); i++ {
 		g := &s.Net.Msgs[i]
 		v = next()
@@ -182,18 +225,45 @@ func (m *Model) Decode(buf []byte, s *State) {
 		v = next()
 		g.DivE, g.N = v>>4, v&15
 		g.DivO, g.End, g.Start = next(), next(), next()
+		if int(g.N) > len(g.Recs) {
+			return errCount
+		}
 		for k := uint8(0); k < g.N; k++ {
 			v = next()
 			g.Recs[k] = Entry{Epoch: v >> 4, ID: v & 15}
 			g.Offs[k] = next()
 		}
 	}
+	if r.short {
+		return errShort
+	}
 	if m.cp() {
-		m.decodeCP(buf[p:], s)
+		if err := m.decodeCP(buf[r.i:], s); err != nil {
+			return err
+		}
 	}
 	if m.kraft() {
-		m.decodeKR(buf[p:], s)
+		return m.decodeKR(buf[r.i:], s)
 	}
+	return nil
+}
+
+// byteReader reads an encoding a byte at a time; past its end it reads 0 and records that
+// the encoding ended early.
+type byteReader struct {
+	buf   []byte
+	i     int
+	short bool
+}
+
+func (r *byteReader) next() uint8 {
+	if r.i >= len(r.buf) {
+		r.short = true
+		return 0
+	}
+	v := r.buf[r.i]
+	r.i++
+	return v
 }
 
 // Variables, in Vars order.

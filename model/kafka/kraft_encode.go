@@ -30,11 +30,13 @@ func (m *Model) encodeKR(s *State, buf []byte) []byte {
 	return buf
 }
 
-func (m *Model) decodeKR(buf []byte, s *State) {
+func (m *Model) decodeKR(buf []byte, s *State) error {
 	k := &s.KR
-	i := 0
-	next := func() uint8 { v := buf[i]; i++; return v }
-	k.N = next()
+	r := &byteReader{buf: buf}
+	next := r.next
+	if k.N = next(); int(k.N) > len(k.Log) {
+		return errCount
+	}
 	v := next()
 	k.Epoch, k.Zombie = v>>4, v&1 != 0
 	v = next()
@@ -63,6 +65,10 @@ func (m *Model) decodeKR(buf []byte, s *State) {
 			o.BEpoch[b] = next()
 		}
 	}
+	if r.short {
+		return errShort
+	}
+	return nil
 }
 
 // appendKRaft is the ITF value of the kraft variable: the quorum epoch and the old active

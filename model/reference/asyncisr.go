@@ -350,6 +350,48 @@ func (m *AsyncModel) Decode(buf []byte, s *AsyncState) {
 	}
 }
 
+// asyncLen is the length of Encode's output for m's constants.
+func (m *AsyncModel) asyncLen() int { return 6 + m.n + 8*len(AsyncState{}.Requests) + m.cfg.MaxVersion }
+
+// DecodeChecked reads a state into s as Decode does, or returns an error, never a panic,
+// when buf is not the encoding of a state of m: bytes of another length than m's states',
+// or a field out of its range for m's constants (the invariants of AsyncState; a version,
+// offset or set beyond the constants). It is for bytes from outside the engine, a
+// checkpoint's (checker.CheckedDecoder).
+func (m *AsyncModel) DecodeChecked(buf []byte, s *AsyncState) error {
+	if want := m.asyncLen(); len(buf) != want {
+		return fmt.Errorf("reference: decode: %d bytes, want %d", len(buf), want)
+	}
+	var t AsyncState
+	m.Decode(buf, &t)
+	in := func(v int8, lo, hi int) bool { return int(v) >= lo && int(v) <= hi }
+	set := func(x Set) bool { return m.subset(x) }
+	mv := m.cfg.MaxVersion
+	switch {
+	case !in(t.CtrlVersion, 0, mv) || !set(t.CtrlISR):
+		return errors.New("reference: decode: controllerState is out of range")
+	case !in(t.LeaderVersion, 0, mv) || !set(t.LeaderISR) || !in(t.PendingVersion, Nil, mv) || !set(t.PendingISR):
+		return errors.New("reference: decode: leaderState is out of range")
+	}
+	for r, o := range t.Offsets {
+		if r < m.n && !in(o, 0, m.cfg.MaxOffset) || r >= m.n && o != 0 {
+			return fmt.Errorf("reference: decode: the offset of r%d is out of range", r+1)
+		}
+	}
+	for v, u := range t.Updates {
+		if v == 0 && u != 0 || v > int(t.CtrlVersion) && u != 0 || !set(u) {
+			return fmt.Errorf("reference: decode: the update of version %d is out of range", v)
+		}
+	}
+	for b := 0; b < 64*len(t.Requests); b++ {
+		if t.Requests[b/64]&(1<<uint(b%64)) != 0 && (b/16 > mv || !set(Set(b%16))) {
+			return fmt.Errorf("reference: decode: request %d is out of range", b)
+		}
+	}
+	*s = t
+	return nil
+}
+
 var asyncVarNames = []string{"controllerState", "leaderState", "requests", "updates"}
 
 // Vars names AsyncIsr's variables, in the order of its VARIABLES.

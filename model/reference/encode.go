@@ -2,6 +2,8 @@ package reference
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -58,6 +60,59 @@ func (m *Model) Decode(buf []byte, s *State) {
 	s.Quorum.LeaderEpoch = int8(next()) - 1
 	s.Quorum.Leader = int8(next()) - 1
 	s.Quorum.ISR = Set(next())
+}
+
+// DecodeChecked reads a state into s as Decode does, or returns an error, never a panic,
+// when buf is not the encoding of a state of m: bytes of another length than m's states',
+// or a field out of its range for m's constants (the invariants of State; an offset,
+// epoch, record id, replica or set beyond the constants). It is for bytes from outside
+// the engine, a checkpoint's (checker.CheckedDecoder).
+func (m *Model) DecodeChecked(buf []byte, s *State) error {
+	if want := m.encodedLen(); len(buf) != want {
+		return fmt.Errorf("reference: decode: %d bytes, want %d", len(buf), want)
+	}
+	var t State
+	m.Decode(buf, &t)
+	if err := m.check(&t); err != nil {
+		return fmt.Errorf("reference: decode: %w", err)
+	}
+	*s = t
+	return nil
+}
+
+// check reports the first field of s out of its range for m's constants.
+func (m *Model) check(s *State) error {
+	c := &m.cfg
+	in := func(v int8, lo, hi int) bool { return int(v) >= lo && int(v) <= hi }
+	set := func(x Set) bool { return x&^Set(1<<uint(m.n)-1) == 0 }
+	for r := 0; r < m.n; r++ {
+		l, rs := &s.Logs[r], &s.Replicas[r]
+		if !in(l.End, 0, c.LogSize) {
+			return fmt.Errorf("replicaLog[r%d]: end offset %d, want 0..%d", r+1, l.End, c.LogSize)
+		}
+		for o := 0; o < c.LogSize; o++ {
+			rec := l.Records[o]
+			if o >= int(l.End) && rec != (Record{}) || !in(rec.ID, 0, c.MaxRecords) || !in(rec.Epoch, 0, c.MaxLeaderEpoch) {
+				return fmt.Errorf("replicaLog[r%d]: record %d is out of range", r+1, o)
+			}
+		}
+		if !in(rs.HW, 0, c.LogSize) || !in(rs.LeaderEpoch, Nil, c.MaxLeaderEpoch) || !in(rs.Leader, None, m.n-1) || !set(rs.ISR) {
+			return fmt.Errorf("replicaState[r%d] is out of range", r+1)
+		}
+	}
+	if !in(s.NextRecordID, 0, c.MaxRecords) || !in(s.NextLeaderEpoch, 0, c.MaxLeaderEpoch+1) {
+		return fmt.Errorf("nextRecordId %d or nextLeaderEpoch %d is out of range", s.NextRecordID, s.NextLeaderEpoch)
+	}
+	for e := 0; e <= c.MaxLeaderEpoch; e++ {
+		q := s.Requests[e]
+		if e >= int(s.NextLeaderEpoch) && q != (Request{}) || !in(q.Leader, None, m.n-1) || !set(q.ISR) {
+			return fmt.Errorf("leaderAndIsrRequests: the request of epoch %d is out of range", e)
+		}
+	}
+	if q := s.Quorum; !in(q.LeaderEpoch, Nil, c.MaxLeaderEpoch) || !in(q.Leader, None, m.n-1) || !set(q.ISR) {
+		return errors.New("quorumState is out of range")
+	}
+	return nil
 }
 
 // Variable indexes, in the order of KafkaReplication's vars tuple.

@@ -176,7 +176,7 @@ func naiveKeyOf(m *Model, s *State) string {
 }
 
 // modelSearch is a plain map-based BFS over the Model's own Init and Next, keyed by Encode.
-func modelSearch(t *testing.T, m *Model) (depthOf map[string]int, states []State, depth, generated int) {
+func modelSearch(t testing.TB, m *Model) (depthOf map[string]int, states []State, depth, generated int) {
 	t.Helper()
 	depthOf = map[string]int{}
 	var succ []State

@@ -11,6 +11,7 @@ package twophase
 
 import (
 	"encoding/binary"
+	"errors"
 	"strconv"
 )
 
@@ -216,6 +217,28 @@ func (m *Model) Decode(buf []byte, s *State) {
 	s.MsgAbort = flags&8 != 0
 	s.TMPrepared = uint16(buf[nb+1]) | uint16(buf[nb+2])<<8
 	s.MsgPrepared = uint16(buf[nb+3]) | uint16(buf[nb+4])<<8
+}
+
+// DecodeChecked reads a state into s as Decode does, or returns an error, never a panic,
+// when buf is not the encoding of a state of m: bytes of another length than m's states',
+// a flag byte with bits Encode never sets, or a state out of its type (the invariants of
+// State, TCTypeOK). It is for bytes from outside the engine, a checkpoint's
+// (checker.CheckedDecoder).
+func (m *Model) DecodeChecked(buf []byte, s *State) error {
+	nb := (m.N + 3) / 4
+	if len(buf) != nb+5 {
+		return errors.New("twophase: decode: " + strconv.Itoa(len(buf)) + " bytes, want " + strconv.Itoa(nb+5) + " for " + strconv.Itoa(m.N) + " RMs")
+	}
+	if f := buf[nb]; f&^15 != 0 {
+		return errors.New("twophase: decode: flag byte " + strconv.Itoa(int(f)) + " has bits Encode never sets")
+	}
+	var t State
+	m.Decode(buf, &t)
+	if !m.TCTypeOK(&t) {
+		return errors.New("twophase: decode: " + m.ExplainTCTypeOK(&t))
+	}
+	*s = t
+	return nil
 }
 
 // Vars names the variables as TwoPhase.tla does.

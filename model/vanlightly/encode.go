@@ -1,6 +1,9 @@
 package vanlightly
 
-import "strconv"
+import (
+	"errors"
+	"strconv"
+)
 
 // msgLen is the length of a message's encoding.
 const msgLen = 26
@@ -104,11 +107,64 @@ func (m *Model) View(enc []byte) []byte { return enc[:len(enc)-auxLen] }
 
 // Decode reads a state written by Encode into s.
 func (m *Model) Decode(buf []byte, s *State) {
+	if err := m.decode(buf, s); err != nil {
+		panic("vanlightly: Decode: " + err.Error() + " (bytes from outside the engine go to DecodeChecked)")
+	}
+}
+
+// DecodeChecked reads a state into s as Decode does, or returns an error, never a panic,
+// when buf is not the encoding of a state of m: it ends early or runs on, holds a count
+// beyond its array or a broker beyond the brokers, or is not the canonical encoding of the
+// state it reads as. It is for bytes from outside the engine, a checkpoint's
+// (checker.CheckedDecoder).
+func (m *Model) DecodeChecked(buf []byte, s *State) error {
+	var t State
+	if err := m.decode(buf, &t); err != nil {
+		return errors.New("vanlightly: decode: " + err.Error())
+	}
+	if err := m.check(&t); err != nil {
+		return errors.New("vanlightly: decode: " + err.Error())
+	}
+	if string(m.Encode(&t, nil)) != string(buf) {
+		return errors.New("vanlightly: decode: not the canonical encoding of the state it reads as")
+	}
+	*s = t
+	return nil
+}
+
+// decode reads buf into s, checking that it holds what Encode writes for m's constants:
+// no byte missing or left over, and each count within its array.
+func (m *Model) decode(buf []byte, s *State) error {
 	*s = State{}
 	n := m.n
-	i := 0
-	next := func() byte { b := buf[i]; i++; return b }
+	i, short := 0, false
+	next := func() byte {
+		if i >= len(buf) {
+			short = true
+			return 0
+		}
+		b := buf[i]
+		i++
+		return b
+	}
+	count := func(what string, v int8, max int) error {
+		if v < 0 || int(v) > max {
+			return errors.New(what + " " + strconv.Itoa(int(v)) + " is out of range 0.." + strconv.Itoa(max))
+		}
+		return nil
+	}
+	msg := func(into *Msg) {
+		if len(buf)-i < msgLen {
+			short, i = true, len(buf)
+			return
+		}
+		readMsg(buf[i:], into)
+		i += msgLen
+	}
 	s.MDLen = int8(next())
+	if err := count("con_metadata_log's length", s.MDLen, MaxMetadataLog); err != nil {
+		return err
+	}
 	for j := 0; j < int(s.MDLen); j++ {
 		s.MDLog[j] = PartitionMD{ISR: Set(next()), Leader: int8(next()), LeaderEpoch: int8(next()), PartitionEpoch: int8(next())}
 	}
@@ -142,23 +198,160 @@ func (m *Model) Decode(buf []byte, s *State) {
 		pa := &s.Pending[b]
 		pa.Epoch, pa.Has = int8(next()), next() != 0
 		if pa.Has {
-			readMsg(buf[i:], &pa.Req)
-			i += msgLen
+			msg(&pa.Req)
 		}
 	}
 	s.NMsgs = int8(next())
+	if err := count("the number of messages", s.NMsgs, MaxMessages); err != nil {
+		return err
+	}
 	for j := 0; j < int(s.NMsgs); j++ {
-		readMsg(buf[i:], &s.Msgs[j])
-		i += msgLen
+		msg(&s.Msgs[j])
 		s.Counts[j] = int8(next())
 	}
 	s.Sent, s.PosAcked, s.NegAcked, s.TrueHWM, s.ConsumedLen = next(), next(), next(), int8(next()), int8(next())
+	if err := count("inv_consumed's length", s.ConsumedLen, MaxValues); err != nil {
+		return err
+	}
 	for j := 0; j < int(s.ConsumedLen); j++ {
 		s.Consumed[j] = Record{Epoch: int8(next()), Value: int8(next())}
 	}
 	s.AuxBrokerEpoch = int8(next())
 	s.Ctrs = Counters{Incarnation: int8(next()), CleanShutdown: int8(next()), UncleanShutdown: int8(next()),
 		FenceBroker: int8(next()), AlterPartition: int8(next())}
+	switch {
+	case short:
+		return errors.New("the encoding ends early (" + strconv.Itoa(len(buf)) + " bytes)")
+	case i != len(buf):
+		return errors.New(strconv.Itoa(len(buf)-i) + " bytes after the state")
+	}
+	return nil
+}
+
+// check reports the first field of s out of its domain for m's constants (the invariants
+// of State; a status, role, message type or error beyond its names; a broker, set, value,
+// offset or length beyond the constants; a negative epoch or count).
+func (m *Model) check(s *State) error {
+	n := m.n
+	var bad string
+	fail := func(what string) {
+		if bad == "" {
+			bad = what
+		}
+	}
+	set := func(what string, x Set) {
+		if x>>uint(n) != 0 {
+			fail(what + ": a broker beyond " + strconv.Itoa(n))
+		}
+	}
+	broker := func(what string, b int8, extra int8) {
+		if !(b >= 0 && int(b) < n || b == NoLeader || b == extra) {
+			fail(what + ": broker " + strconv.Itoa(int(b)) + " is out of range")
+		}
+	}
+	num := func(what string, v int8, lo, hi int) {
+		if int(v) < lo || int(v) > hi {
+			fail(what + ": " + strconv.Itoa(int(v)) + " is out of range " + strconv.Itoa(lo) + ".." + strconv.Itoa(hi))
+		}
+	}
+	const epochs = 127 // epochs, incarnations and counters are int8, at least 0 (or Nil)
+	offset := func(what string, v int8) { num(what, v, Nil, MaxValues+1) }
+	record := func(what string, r Record) {
+		num(what+" epoch", r.Epoch, 0, epochs)
+		num(what+" value", r.Value, 0, m.cfg.Values-1)
+	}
+	md := func(what string, r *PartitionMD) {
+		set(what+".isr", r.ISR)
+		broker(what+".leader", r.Leader, NoLeader)
+		num(what+".leader_epoch", r.LeaderEpoch, 0, epochs)
+		num(what+".partition_epoch", r.PartitionEpoch, 0, epochs)
+	}
+	msg := func(what string, g *Msg) {
+		num(what+".type", int8(g.Type), int(RegisterBrokerRequest), int(FetchResponse))
+		num(what+".error", int8(g.Err), int(ErrNil), int(NotLeaderOrFollower))
+		broker(what+".source", g.Src, Controller)
+		broker(what+".dest", g.Dst, Controller)
+		set(what+".isr", g.ISR)
+		for b := range g.Epochs {
+			num(what+".isr_and_epochs", g.Epochs[b], Nil, epochs)
+		}
+		for _, e := range []int8{g.Incarnation, g.BrokerEpoch, g.LeaderEpoch, g.PartitionEpoch, g.NewLeaderEpoch,
+			g.NewPartitionEpoch, g.LastFetchedEpoch, g.DivEpoch} {
+			num(what+": an epoch", e, Nil, epochs)
+		}
+		for _, o := range []int8{g.MDOffset, g.FetchOffset, g.HWM, g.DivOffset} {
+			num(what+": an offset", o, Nil, MaxMetadataLog+1)
+		}
+		record(what+".record", g.Rec)
+	}
+	for j := 0; j < int(s.MDLen); j++ {
+		md("con_metadata_log["+strconv.Itoa(j+1)+"]", &s.MDLog[j])
+	}
+	set("con_unfenced", s.Unfenced)
+	md("con_partition_metadata", &s.PartMD)
+	for b := 0; b < n; b++ {
+		name := "broker " + strconv.Itoa(b+1)
+		r, st := &s.Reg[b], &s.Broker[b]
+		num(name+": con_broker_reg status", int8(r.Status), int(Fenced), int(Unfenced))
+		num(name+": con_broker_reg epochs", min(r.BrokerEpoch, r.Incarnation), 0, epochs)
+		num(name+": broker_state status", int8(st.Status), int(OfflineClean), int(Running))
+		num(name+": broker_state epochs", min(st.BrokerEpoch, st.Incarnation), 0, epochs)
+		num(name+": broker_metadata_log's length", s.BrokerMDLen[b], 0, int(s.MDLen))
+		for p := 0; p < n; p++ {
+			f := &s.Fetchers[b][p]
+			offset(name+": broker_fetchers fetch_offset", f.FetchOffset)
+			num(name+": broker_fetchers last_fetched_epoch", f.LastFetchedEpoch, Nil, epochs)
+			offset(name+": partition_replica_state leo", s.Peers[b][p].Leo)
+			num(name+": partition_replica_state broker_epoch", s.Peers[b][p].BrokerEpoch, Nil, epochs)
+		}
+		num(name+": partition_status", int8(s.Status[b]), int(RoleNil), int(RoleFollower))
+		rm := &s.RepMD[b]
+		set(name+": partition_metadata isr", rm.ISR)
+		set(name+": partition_metadata maximal_isr", rm.MaximalISR)
+		broker(name+": partition_metadata leader", rm.Leader, NoLeader)
+		num(name+": partition_metadata epochs", min(rm.LeaderEpoch, rm.PartitionEpoch), Nil, epochs)
+		d := &s.Data[b]
+		num(name+": partition_data log length", d.Len, 0, m.cfg.Values)
+		offset(name+": partition_data hwm", d.HWM)
+		for j := range d.Log {
+			if j >= int(d.Len) && d.Log[j] != (Record{}) {
+				fail(name + ": partition_data holds a record past its log's end")
+			}
+			if j < int(d.Len) {
+				record(name+": partition_data record", d.Log[j])
+			}
+		}
+		offset(name+": partition_leso", s.Leso[b])
+		pa := &s.Pending[b]
+		num(name+": partition_pending_ap epoch", pa.Epoch, Nil, epochs)
+		if pa.Has {
+			msg(name+": partition_pending_ap request", &pa.Req)
+		}
+	}
+	for j := 0; j < int(s.NMsgs); j++ {
+		what := "message " + strconv.Itoa(j+1)
+		msg(what, &s.Msgs[j])
+		num(what+": delivery count", s.Counts[j], 0, epochs)
+		if j > 0 && !msgLess(&s.Msgs[j-1], &s.Msgs[j]) {
+			fail(what + ": the messages are not sorted")
+		}
+	}
+	for _, x := range []uint8{s.Sent, s.PosAcked, s.NegAcked} {
+		if x>>uint(m.cfg.Values) != 0 {
+			fail("inv_sent, inv_pos_acked or inv_neg_acked: a value beyond the values")
+		}
+	}
+	offset("inv_true_hwm", s.TrueHWM)
+	for j := 0; j < int(s.ConsumedLen); j++ {
+		record("inv_consumed", s.Consumed[j])
+	}
+	num("aux_broker_epoch", s.AuxBrokerEpoch, 0, epochs)
+	c := &s.Ctrs
+	num("aux_ctrs", min(c.Incarnation, c.CleanShutdown, c.UncleanShutdown, c.FenceBroker, c.AlterPartition), 0, epochs)
+	if bad != "" {
+		return errors.New(bad)
+	}
+	return nil
 }
 
 // Variable indexes, in the order of the module's vars tuple.
