@@ -486,6 +486,13 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 				cov = append(cov, map[string]any{"kind": k.Kind, "enabled": k.Enabled, "taken": k.Taken})
 			}
 			ev["coverage"] = cov
+			var br []map[string]any
+			for _, b := range res.Branches {
+				br = append(br, map[string]any{"switch": b.Switch, "guard": b.Guard, "branch": b.Branch, "on": b.On, "hits": b.Hits})
+			}
+			if br != nil {
+				ev["branches"] = br
+			}
 		}
 		o.emit(ev)
 		return
@@ -530,6 +537,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	}
 	if res.Coverage != nil {
 		printCoverage(w, res.Coverage)
+		printBranches(w, res.Branches)
 	}
 	if f := res.Fairness; f != nil {
 		fmt.Fprintln(w, fairnessText(f.Weak, f.Strong))
@@ -649,6 +657,39 @@ func fairnessText(weak, strong []string) string {
 // the lines after the first indented by indent.
 func wrap(text string, width int, indent string) string {
 	return strings.Join(traces.WrapWords(text, width, indent), "\n")
+}
+
+// printBranches prints how often each branch of a fix switch in force fired and each guard
+// with a code path refused a step (specs.BranchCounter), then the ones that never did.
+func printBranches(w io.Writer, br []specs.BranchCount) {
+	if len(br) == 0 {
+		return
+	}
+	name := func(b specs.BranchCount) string {
+		if b.Switch != "" {
+			return "fix " + b.Switch + ": " + b.Branch
+		}
+		return "guard " + b.Guard
+	}
+	width := len("BRANCH")
+	for _, b := range br {
+		width = max(width, len(name(b)))
+	}
+	fmt.Fprintln(w, "Coverage, per branch of a fix in force and per guard (times it changed or refused a step):")
+	fmt.Fprintf(w, "  %-*s  %12s\n", width, "BRANCH", "FIRED")
+	var never []string
+	for _, b := range br {
+		if !b.On {
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s  %12d\n", width, name(b), b.Hits)
+		if b.Hits == 0 {
+			never = append(never, name(b))
+		}
+	}
+	if len(never) > 0 {
+		fmt.Fprintln(w, wrap("Never fired at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
+	}
 }
 
 // printCoverage prints, per kind of action, the states where it was enabled and the steps it

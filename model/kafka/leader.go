@@ -125,7 +125,9 @@ func (m *Model) handleFetch(t *State, i int) {
 		if (e < req.Last || end < req.Off) && !m.off(GuardFetchDivergence) {
 			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
 			t.Net.add(resp)
-			if !m.fixed(FixBit13141) {
+			if m.fixed(FixBit13141) {
+				m.hit(Kafka13141.Branch(0)) // KAFKA-13141: no follower-state update
+			} else {
 				// Before KAFKA-13141 (3.0) the leader took the diverging follower's fetch
 				// offset as its log end offset anyway.
 				m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)
