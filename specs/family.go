@@ -79,6 +79,9 @@ type Config struct {
 	// Mutate names guards (Family.Guards) turned off: a mutation, for kmc mutate.
 	Mutate     map[string]bool
 	Properties []string
+	// Exprs are invariants written as expressions over the model's variables (a spec's
+	// [invariants], kmc check --invariant), checked beside Properties.
+	Exprs []ExprProperty
 	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
 	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
 	// same canonical form, match the model's whatever order another tool wrote sets in.

@@ -224,7 +224,11 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, d.Build(m))
 	}
-	return &kafkaRunnable{Runnable: bind[kafka.State](m, props, cfg), m: m}, nil
+	r, err := bind[kafka.State](m, props, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	return &kafkaRunnable{Runnable: r, m: m}, nil
 }
 
 // kafkaRunnable counts the model's branches and guards during a search that asks for

@@ -45,6 +45,9 @@ type Spec struct {
 	Fairness    []FairnessSetting // from [fairness], sorted by kind
 	Checks      []Check
 	kindNames   []string // the model's kinds of action, built on demand (kinds)
+	// invariants are the [invariants] table's, in name order; each check's Config.Exprs
+	// holds them.
+	invariants []ExprProperty
 }
 
 // FairnessSetting overrides the fairness of one kind of action.
@@ -222,6 +225,13 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 		return nil, v.errs
 	}
 	s := v.spec(raw, sets)
+	if len(v.errs) == 0 {
+		for _, x := range s.invariants {
+			if err := s.checkExpr(x); err != nil {
+				v.errs = append(v.errs, err.(ErrorList)...)
+			}
+		}
+	}
 	if len(v.errs) > 0 {
 		v.errs.sort(path)
 		return nil, v.errs.capped()
@@ -282,7 +292,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 	v.errs = append(v.errs, e)
 }
 
-var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
+var topKeys = []string{"model", "doc", "properties", "invariants", "constants", "faults", "limits", "options", "fairness", "check"}
 var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
@@ -551,6 +561,27 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 	}
 	s.Properties = props
 
+	// invariants written as expressions (exprs.go), compiled once the checks are resolved
+	if inv := v.table(raw, "invariants"); inv != nil {
+		names := make([]string, 0, len(inv))
+		for k := range inv {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			path := "invariants." + k
+			switch {
+			case !isIdent(k):
+				v.errKey(path, "an invariant's name must be an identifier (letters, digits, _)", nil)
+			case contains(props, k) || fam.hasProperty(k):
+				v.errKey(path, "an invariant's name must not be a property's: "+strconv.Quote(k), nil)
+			}
+			if src, ok := v.str(inv, "invariants", k, true); ok {
+				s.invariants = append(s.invariants, ExprProperty{Name: k, Src: src, Pos: v.at(path, true), Field: path})
+			}
+		}
+	}
+
 	// constants and faults shared by every check
 	base := map[string]int{}
 	if famOK {
@@ -811,7 +842,8 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 			mu[g] = true
 		}
-		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Mutate: mu, Properties: append([]string(nil), s.Properties...)}
+		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Mutate: mu, Properties: append([]string(nil), s.Properties...),
+			Exprs: append([]ExprProperty(nil), s.invariants...)}
 		if famOK {
 			ck.Robust = v.robust(c, prefix, fam, &ck)
 		}

@@ -64,6 +64,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.check, "check", "", "run only the check called `NAME` (default: every check of the spec)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`: a constant or fault by name (rms=4) or a path (limits.max_states=1000); repeatable")
 	fixes := fs.StringArray("fix", nil, "turn on the fix switch `NAME` in every check run (as --set fixes+=NAME); repeatable")
+	showSrcs := fs.StringArray("show", nil, "add the value of `EXPR`, a CEL expression over the variables kmc prints, to each state of the trace printed (TLC's ALIAS), as show1, show2, ...; repeatable")
+	invariants := fs.StringArray("invariant", nil, "also check the invariant `EXPR`, a CEL expression over the variables kmc prints (hw, log, ...), named inv1, inv2, ...; repeatable")
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
@@ -127,9 +129,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if spec == nil {
 		return code
 	}
+	for _, src := range *invariants {
+		if err := spec.AddInvariant(src); err != nil {
+			fmt.Fprintln(stderr, err)
+			return usageError(stderr, "check", "--invariant %q does not compile", src)
+		}
+	}
 	views, err := resolveViews(fs, f.view, spec.Family.Views, spec.Family.DefaultView)
 	if err != nil {
 		return usageError(stderr, "check", "%v", err)
+	}
+	shows, err := specs.CompileShows(spec, *showSrcs, compileShows)
+	if err != nil {
+		return usageError(stderr, "check", "--show: %v", err)
 	}
 	if f.coverage && f.resume != "" {
 		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")
@@ -155,7 +167,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	ctx, release := signalContext()
 	defer release()
-	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}
+	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views, shows: shows}
 	result := exitOK
 	var raise []string  // bounds that incomplete liveness verdicts depend on
 	var notRun []string // checks skipped after an interrupt
@@ -359,6 +371,7 @@ type checkOutput struct {
 	views     traces.ViewSelection
 	started   bool          // a check has started: the next one is set apart
 	last      checker.Stats // at the previous progress report
+	shows     []shown       // --show expressions, added to the trace printed
 }
 
 // event prints what app.Check reports as it runs.
@@ -556,7 +569,7 @@ func (o *checkOutput) violation(cmd string, spec *specs.Spec, property string, t
 	fmt.Fprintln(o.w, violationHeadline(spec, property))
 	if t != nil {
 		fmt.Fprintln(o.w, "Error: The behavior up to this point is:")
-		if err := traces.Text(o.w, t, traces.TextOptions{FullStates: o.full, Views: o.views}); err != nil {
+		if err := traces.Text(o.w, withShows(t, o.shows), traces.TextOptions{FullStates: o.full, Views: o.views}); err != nil {
 			fmt.Fprintf(o.stderr, "kmc: %s: %v\n", cmd, err)
 		}
 	}
