@@ -96,7 +96,8 @@ func kafkaFamily() Family {
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes to any live ISR member (reassignment, an election to a chosen replica); preferred_election elects only broker 1"),
 			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2); with kraft, missed heartbeat sessions: the controller fences the broker, which is unfenced once caught up"),
-			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
+			{Name: "controller_failover", Kind: Int, Min: 0, Max: kafka.MaxControllers - 1, Kinds: faultKinds["controller_failover"],
+				Doc: "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"},
 			mechanism("controlled_shutdown", "controlled shutdowns: the controller moves the broker's leadership to another live ISR member and drops it from the ISR, then it stops cleanly and can restart (every version)"),
 			mechanism("preferred_election", "preferred-replica elections: leadership to broker 1 when it is live, in the ISR and not leader (auto.leader.rebalance.enable; every version)"),
 			{Name: "quorum_failover", Kind: Int, Min: 0, Max: kafka.MaxQuorumEpoch - 1, Quiet: true, Doc: "KRaft controller quorum leader changes: the old active controller cannot commit and answers NOT_CONTROLLER once it would write; it renounces later (needs control_plane = kraft)"},
@@ -241,8 +242,15 @@ type kafkaRunnable struct {
 
 func (r *kafkaRunnable) Check(opts checker.Options) checker.Result {
 	r.counted = opts.Vacuity || opts.Coverage
-	r.m.CountBranches(r.counted)
-	defer r.m.CountBranches(false)
+	mode := kafka.NotCounted
+	switch {
+	case opts.Coverage:
+		mode = kafka.Counted
+	case opts.Vacuity:
+		mode = kafka.Fired
+	}
+	r.m.CountBranches(mode)
+	defer r.m.CountBranches(kafka.NotCounted)
 	return r.Runnable.Check(opts)
 }
 

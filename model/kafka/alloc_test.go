@@ -20,14 +20,16 @@ func TestNextAllocatesNothing(t *testing.T) {
 	for _, c := range []Config{c, bytes, mutant} {
 		nextAllocatesNothing(t, c)
 	}
-	counting = true // the branch and guard counters (switches.go) allocate nothing either
-	defer func() { counting = false }()
-	nextAllocatesNothing(t, bytes)
-	nextAllocatesNothing(t, mutant)
+	for _, mode := range []int{Fired, Counted} { // the counters (switches.go) allocate nothing either
+		counting = mode
+		nextAllocatesNothing(t, bytes)
+		nextAllocatesNothing(t, mutant)
+	}
+	counting = NotCounted
 }
 
-// counting turns the branch counters on in the models nextAllocatesNothing builds.
-var counting bool
+// counting is the counting mode of the models nextAllocatesNothing builds.
+var counting = NotCounted
 
 func nextAllocatesNothing(t *testing.T, c Config) {
 	m, err := New(c)

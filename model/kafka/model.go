@@ -207,7 +207,7 @@ type Model struct {
 	// counters (switches.go), counted while count is on.
 	hooks hooks
 	hits  []uint64
-	count bool
+	count int
 	// perms is the symmetry group (symmetry.go), identity first; blocks the sets of
 	// brokers it permutes, moved their union.
 	perms  []Perm

@@ -18,9 +18,11 @@ import (
 // Model.on(sw) where the switch changes it, and the switch's file says where.
 //
 // Each branch a switch adds is counted while a search runs with counting on (CountBranches:
-// kmc check's vacuity and --coverage), as each guard's refusals are (guards.go): whether a
-// switch's code ever changed a step, not only whether its kind of action was taken. The
-// counters are atomic adds into a table the model allocates once: no allocation per step.
+// kmc check's --coverage), as each guard's refusals are (guards.go): whether a switch's code
+// ever changed a step, not only whether its kind of action was taken. The counters are
+// atomic adds into a table the model allocates once: no allocation per step. For vacuity
+// alone a search only marks what fired (Fired): an atomic load per hit, and a store the
+// first time, so that the workers do not fight over the table's cache lines.
 
 // Switch is one fix switch or proposal of the Kafka model.
 type Switch struct {
@@ -254,16 +256,29 @@ func (m *Model) stopAppend(r *Replica, resp *Msg, k int, e, last uint8) bool {
 
 // hit counts branch i (a switch's: Switch.Branch) when counting is on.
 func (m *Model) hit(i int) {
-	if m.count {
+	switch m.count {
+	case Counted:
 		atomic.AddUint64(&m.hits[i], 1)
+	case Fired:
+		if atomic.LoadUint64(&m.hits[i]) == 0 {
+			atomic.StoreUint64(&m.hits[i], 1)
+		}
 	}
 }
 
-// CountBranches turns the branch and guard counters on (zeroed) or off (kept for
-// Branches). Call it before or after a search, not during one.
-func (m *Model) CountBranches(on bool) {
-	m.count = on
-	if !on {
+// Counting modes of CountBranches.
+const (
+	NotCounted = iota // no counting
+	Fired             // each branch and guard marked once it fires (a count of 1)
+	Counted           // every firing counted
+)
+
+// CountBranches sets how the branches and guards are counted (NotCounted, Fired, Counted),
+// zeroing the counts unless NotCounted (which keeps them for Branches). Call it before or
+// after a search, not during one.
+func (m *Model) CountBranches(mode int) {
+	m.count = mode
+	if mode == NotCounted {
 		return
 	}
 	for i := range m.hits {
@@ -272,7 +287,7 @@ func (m *Model) CountBranches(on bool) {
 }
 
 // BranchCount is how often one branch of a switch, or one guard's refusal, changed a step
-// while counting was on.
+// while counting was on (with Fired: 1 when it ever did).
 type BranchCount struct {
 	Switch string // the switch's name; "" for a guard
 	Guard  string // the guard's name; "" for a switch's branch
@@ -303,7 +318,7 @@ func (m *Model) Branches() []BranchCount {
 
 // guardHit counts a refusal by guard g when counting is on.
 func (m *Model) guardHit(g Guard) {
-	if m.count {
-		atomic.AddUint64(&m.hits[len(m.hits)-int(NumGuards)+int(g)], 1)
+	if m.count != NotCounted {
+		m.hit(len(m.hits) - int(NumGuards) + int(g))
 	}
 }

@@ -108,12 +108,13 @@ func TestBranchCounters(t *testing.T) {
 	c.MaxRecords, c.LeaderChange, c.Crash = 2, 1, 1
 	c.Version = "4.0.1" // KAFKA-18723's filter and KAFKA-18991's check in force
 	c.MaxEpoch = 3
-	for _, on := range []bool{false, true} {
+	for _, mode := range []int{NotCounted, Fired, Counted} {
+		on := mode != NotCounted
 		m, err := New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.CountBranches(on)
+		m.CountBranches(mode)
 		states := m.Init(nil)
 		var succ []State
 		var acts []uint64
@@ -121,13 +122,16 @@ func TestBranchCounters(t *testing.T) {
 			succ, acts = m.Next(&states[i], succ[:0], acts[:0])
 			states = append(states, succ...)
 		}
-		m.CountBranches(false)
+		m.CountBranches(NotCounted)
 		var total uint64
 		guards := 0
 		for _, b := range m.Branches() {
 			total += b.Hits
 			if b.Guard != "" && b.Hits > 0 {
 				guards++
+			}
+			if mode == Fired && b.Hits > 1 {
+				t.Errorf("Fired: %+v counted more than once", b)
 			}
 			if b.Switch == "" && b.Guard == "" {
 				t.Errorf("a count names neither switch nor guard: %+v", b)
@@ -139,5 +143,33 @@ func TestBranchCounters(t *testing.T) {
 		if on && guards == 0 {
 			t.Errorf("counting on: no guard refused a step in %d states: %+v", len(states), m.Branches())
 		}
+	}
+}
+
+// BenchmarkNextCounting is Next over a sample of states with the branch and guard counters
+// off and on (kmc check counts in every search, for vacuity).
+func BenchmarkNextCounting(b *testing.B) {
+	c := DefaultConfig()
+	c.MaxRecords, c.LeaderChange, c.Crash, c.Version = 3, 1, 1, "4.0.1"
+	for mode, name := range []string{"off", "fired", "counted"} {
+		b.Run(name, func(b *testing.B) {
+			m, err := New(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			states := m.Init(nil)
+			var succ []State
+			var acts []uint64
+			for i := 0; i < len(states) && len(states) < 5000; i++ {
+				succ, acts = m.Next(&states[i], succ[:0], acts[:0])
+				states = append(states, succ...)
+			}
+			m.CountBranches(mode)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				succ, acts = m.Next(&states[i%len(states)], succ[:0], acts[:0])
+			}
+		})
 	}
 }

@@ -1,0 +1,41 @@
+package specs
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Reference: issue 28, papercuts: kmc list showed controller_failover as 0..15 where the
+// model accepts 0..2. Every integer constant and fault budget of the kafka family: its
+// maximum passes the model's range check and one above fails it (brokers at its maximum,
+// since min_isr and controller_broker range up to brokers).
+func TestKafkaRangesAreTheModels(t *testing.T) {
+	fam := kafkaFamily()
+	base := map[string]int{}
+	for _, p := range append(append([]Param(nil), fam.Constants...), fam.Faults...) {
+		base[p.Name] = p.Default
+	}
+	base["brokers"] = 5
+	for _, p := range append(append([]Param(nil), fam.Constants...), fam.Faults...) {
+		if p.Kind != Int {
+			continue
+		}
+		for _, v := range []int{p.Min, p.Max, p.Min - 1, p.Max + 1} {
+			if v == 0 && (p.Name == "controllers" || p.Name == "controller_broker") {
+				continue // the model takes 0 as 1 (kafka.Config); the spec's loader refuses it
+			}
+			vals := map[string]int{}
+			for k, x := range base {
+				vals[k] = x
+			}
+			vals[p.Name] = v
+			c := KafkaConfig(Config{Values: vals})
+			err := c.Validate()
+			out := err != nil && strings.Contains(err.Error(), p.Name+" = "+strconv.Itoa(v)+" outside")
+			if want := v < p.Min || v > p.Max; out != want {
+				t.Errorf("%s = %d (kmc list: %d..%d): the model's range check says outside %v, want %v (%v)", p.Name, v, p.Min, p.Max, out, want, err)
+			}
+		}
+	}
+}
