@@ -171,6 +171,20 @@ func (l ErrorList) sort(path string) {
 	})
 }
 
+// onePerFlag keeps, of the errors a flag's value gives in every check (a mistyped --fix or
+// --set in each check's fixes), the first: one problem, one error. Errors in the file stay
+// one per key. l must be sorted.
+func (l ErrorList) onePerFlag(path string) ErrorList {
+	var out ErrorList
+	for _, e := range l {
+		if n := len(out); n > 0 && e.Pos.File != path && e.Pos == out[n-1].Pos && e.Problem == out[n-1].Problem {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // Load reads and validates the spec file at path, with --set overrides applied
 // ("brokers=4", "faults.crash=1", "limits.max_states=1000"). Bad input yields an ErrorList:
 // so does a path that is not a regular file (a folder, a device) or a file larger than
@@ -234,6 +248,7 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 	}
 	if len(v.errs) > 0 {
 		v.errs.sort(path)
+		v.errs = v.errs.onePerFlag(path)
 		return nil, v.errs.capped()
 	}
 	if err := s.valid(); err != nil {

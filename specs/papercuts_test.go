@@ -39,3 +39,13 @@ func TestKafkaRangesAreTheModels(t *testing.T) {
 		}
 	}
 }
+
+// TestOneErrorPerFlag: a mistyped --fix is one error, not one per check (issue 28,
+// papercuts).
+func TestOneErrorPerFlag(t *testing.T) {
+	_, err := Load("../specs/kafka-18723.toml", []string{"fixes+=KAFKA-1872"})
+	list, ok := err.(ErrorList)
+	if !ok || list.Total() != 1 || !strings.Contains(err.Error(), `--set:1:8: check[0].fixes: unknown switch "KAFKA-1872"`) {
+		t.Errorf("got %v, want one error naming the --set", err)
+	}
+}
