@@ -335,7 +335,9 @@ func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
 	}
 	fmt.Fprintf(stderr, "kmc: %v\n", err)
 	if errors.Is(err, os.ErrNotExist) {
+		// A spec named that does not exist is bad usage, as a spec that does not parse is.
 		hint(stderr, "spec files are under specs/; run 'kmc suite specs/' to run them all")
+		return nil, exitUsage
 	}
 	return nil, exitInternal
 }
