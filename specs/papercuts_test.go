@@ -49,3 +49,28 @@ func TestOneErrorPerFlag(t *testing.T) {
 		t.Errorf("got %v, want one error naming the --set", err)
 	}
 }
+
+// TestSetsNotHeldToPins: a --set or --fix that changes a check's model is not compared with
+// the counts the file pins for its own configuration; a --set of a limit is (issue 28,
+// papercuts).
+func TestSetsNotHeldToPins(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"limits.max_states=100000"}, false},
+		{[]string{"max_epoch=1"}, true},
+		{[]string{"fixes+=KAFKA-13077"}, true},
+	} {
+		s, err := Load("../specs/kafka-14154.toml", tc.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Checks {
+			if c.Overridden != tc.want {
+				t.Errorf("%v: check %s: Overridden %v, want %v", tc.sets, c.Name, c.Overridden, tc.want)
+			}
+		}
+	}
+}

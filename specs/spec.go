@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 	"strconv"
@@ -66,7 +67,11 @@ type Check struct {
 	Mutate   []string // guards turned off (Family.Guards): a mutant of the protocol
 	Expect   checker.Verdict
 	Property string // the property expected to be violated
-	States   int64  // pinned distinct-state count; 0: not pinned
+	// Overridden says that a --set (or --fix) changed the model's configuration from the
+	// file's: the pinned counts (States, Unreduced, Depth) are the file's configuration's,
+	// and Compare does not hold a run to them.
+	Overridden bool
+	States     int64 // pinned distinct-state count; 0: not pinned
 	// Unreduced is the pinned distinct-state count of the search without symmetry, which a
 	// complete search under symmetry reports from its classes' sizes (Stats.Unreduced);
 	// 0: not pinned. Only for a check that expects ok.
@@ -171,6 +176,13 @@ func (l ErrorList) sort(path string) {
 	})
 }
 
+// sameModel reports whether a and b configure the same model: values, switches, fixes
+// taken out and guards turned off.
+func sameModel(a, b Config) bool {
+	return maps.Equal(a.Values, b.Values) && maps.Equal(a.Switches, b.Switches) &&
+		maps.Equal(a.Without, b.Without) && maps.Equal(a.Mutate, b.Mutate)
+}
+
 // onePerFlag keeps, of the errors a flag's value gives in every check (a mistyped --fix or
 // --set in each check's fixes), the first: one problem, one error. Errors in the file stay
 // one per key. l must be sorted.
@@ -239,6 +251,15 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 		return nil, v.errs
 	}
 	s := v.spec(raw, sets)
+	if len(v.errs) == 0 && len(sets) > 0 {
+		if base, err := Parse(path, src, nil); err == nil {
+			for i := range s.Checks {
+				if i < len(base.Checks) && !sameModel(s.Checks[i].Config, base.Checks[i].Config) {
+					s.Checks[i].Overridden = true
+				}
+			}
+		}
+	}
 	if len(v.errs) == 0 {
 		for _, x := range s.invariants {
 			if err := s.checkExpr(x); err != nil {

@@ -481,7 +481,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
-			"matches": len(res.Differs) == 0,
+			"matches": len(res.Mismatches()) == 0,
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
 				"memory_bytes": st.MemoryBytes, "workers": st.Workers, "unreduced": st.Unreduced, "deferred": st.Deferred,
