@@ -29,7 +29,7 @@ func (m *Model) serveSteps(g *gen, l int) {
 	// LeaderAppend(l): a producer write with acks=all.
 	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
 	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
-	minISR := popcount(r.ISR) >= m.C.MinISR || m.off(GuardAppendMinISR)
+	minISR := r.Role == RoleLeader && (popcount(r.ISR) >= m.C.MinISR || m.off(GuardAppendMinISR)) // read for a leader only: a refusal counted (switches.go)
 	if r.Role == RoleLeader && minISR && int(s.Written) >= m.C.MaxRecords {
 		g.cutStep(act1(KindLeaderAppend, l), BoundMaxRecords)
 	} else if r.Role == RoleLeader && minISR {
