@@ -55,6 +55,9 @@ type CheckResult struct {
 	Interrupted bool
 	// Fairness is the fairness a check with a liveness property assumed; nil without one.
 	Fairness *Fairness
+	// Branches are the counts of the model's switch branches and guard refusals over the
+	// search (specs.BranchCounter), nil when the model counts none or the search resumed.
+	Branches []specs.BranchCount
 	// Written are the counterexample's files (with Out), or WriteErr why they could not
 	// be written: the result stands either way.
 	Written  traces.Written
@@ -97,8 +100,8 @@ func (e *Expectation) Mismatches() []string {
 }
 
 // expect compares result r of check c with what c expects.
-func expect(spec *specs.Spec, c *specs.Check, r checker.Result) Expectation {
-	why := spec.Vacuity(c.Config, r)
+func expect(spec *specs.Spec, c *specs.Check, r checker.Result, branches []specs.BranchCount) Expectation {
+	why := append(spec.Vacuity(c.Config, r), spec.BranchVacuity(c.Config, r, branches)...)
 	return Expectation{Vacuity: why, Differs: c.Compare(r), VacuityDiffers: c.CompareVacuous(r, why)}
 }
 
@@ -148,7 +151,10 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	res.Result, res.Interrupted = interrupted(ctx, r.Check(opts))
 	restore()
 	emit(Searched{})
-	res.Expectation = expect(spec, c, res.Result)
+	if bc, ok := r.(specs.BranchCounter); ok && o.Resume == "" {
+		res.Branches = bc.Branches()
+	}
+	res.Expectation = expect(spec, c, res.Result, res.Branches)
 	if res.Verdict == checker.Violated && res.Trace != nil && o.Out != "" {
 		st := res.Stats
 		info := traces.ReportInfo{Verdict: res.Verdict, Property: res.Property, Reason: res.Reason, Stats: &st, Command: o.Command}

@@ -42,7 +42,7 @@ const conformExamples = `  kmc check specs/kafka-18723.toml --check buggy --out 
 func defaultRelease(c model.Config, p model.Profile) string {
 	switch p.Name {
 	case "3.9.0":
-		if c.Fix18723 {
+		if c.Switches.Has(model.Kafka18723) {
 			return "3.9.1"
 		}
 		return p.Name

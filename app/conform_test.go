@@ -419,7 +419,7 @@ func TestBuildInputShutdownSteps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Version, cfg.Without, cfg.Fix18723 = v, 0, false
+		cfg.Version, cfg.Without, cfg.Switches = v, 0, cfg.Switches.With(model.Kafka18723, false)
 		m, err := model.New(cfg)
 		if err != nil {
 			t.Fatal(err)

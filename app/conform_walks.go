@@ -73,7 +73,7 @@ func walkConfig(f *conformFlags, rel string) (model.Config, string, error) {
 	if err != nil {
 		return cfg, "", err
 	}
-	cfg.Version, cfg.Without, cfg.Fix18723 = v, 0, false
+	cfg.Version, cfg.Without, cfg.Switches = v, 0, cfg.Switches.With(model.Kafka18723, false)
 	if err := cfg.Validate(); err != nil {
 		return cfg, "", setupErr("%s, check %s, on the %s profile: %v", f.spec, c.Name, v, err)
 	}

@@ -139,7 +139,11 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 			}
 		default:
 			res.Checks++
-			row.Expectation = expect(row.Spec, row.Check, row.Result)
+			var branches []specs.BranchCount
+			if bc, ok := r.(specs.BranchCounter); ok {
+				branches = bc.Branches()
+			}
+			row.Expectation = expect(row.Spec, row.Check, row.Result, branches)
 			row.Differs = append(row.Differs, porDiffs...)
 			if len(row.Mismatches()) > 0 {
 				res.Mismatches++

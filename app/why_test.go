@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kmc/checker"
+	"kmc/specs"
 	"kmc/traces"
 )
 
@@ -42,9 +43,16 @@ func switchNames(l []*Variant) string {
 	return strings.Join(names, ", ")
 }
 
-// TestWhySeeds: for each seed's buggy trace, Why names the seed's fix. Every switch is
-// replayed (ReplayOnly); the whole check runs for the seed's own switch (and, where the
-// checks are small, for every switch).
+// builtinSwitches are the switches the tests of kmc why name: the model's as issue 28 found
+// them. A switch added later (a proposal of model/kafka/switch_*.go, or a test's own) is
+// not among them, so that adding one does not move these tests (docs/proposals.md).
+var builtinSwitches = []string{specs.Kafka18723, specs.Kafka13077, specs.Kafka6082, specs.Kafka14154,
+	specs.Kafka14154Proposed, specs.Kafka18723Strict, specs.KIP966, specs.Kafka18723SendSide,
+	specs.Kafka16541CloseFlush, specs.Kafka13141, specs.Kafka18991}
+
+// TestWhySeeds: for each seed's buggy trace, Why names the seed's fix. Every switch of
+// builtinSwitches is replayed (ReplayOnly); the whole check runs for the seed's own switch
+// (and, where the checks are small, for every one of them).
 func TestWhySeeds(t *testing.T) {
 	tests := []struct {
 		name, spec string
@@ -74,7 +82,7 @@ func TestWhySeeds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := load(t, tt.spec)
 			tr := violation(t, tt.spec, "buggy")
-			r, err := Why(context.Background(), spec, tr, "buggy", WhyOptions{ReplayOnly: true, Search: Search{Workers: 2}})
+			r, err := Why(context.Background(), spec, tr, "buggy", WhyOptions{ReplayOnly: true, Switches: builtinSwitches, Search: Search{Workers: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +99,11 @@ func TestWhySeeds(t *testing.T) {
 					t.Errorf("ReplayOnly: %s has a whole check", v.Switch)
 				}
 			}
-			r, err = Why(context.Background(), spec, tr, "buggy", WhyOptions{Switches: tt.check, Search: Search{Workers: 2}})
+			check := tt.check
+			if check == nil {
+				check = builtinSwitches
+			}
+			r, err = Why(context.Background(), spec, tr, "buggy", WhyOptions{Switches: check, Search: Search{Workers: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ func cp14154(fix14154, proposed bool) kafka.Config {
 	if !fix14154 {
 		c.Without = kafka.FixBit14154
 	}
-	c.Fix14154Proposed = proposed
+	c.Switches = c.Switches.With(kafka.Kafka14154Proposed, proposed)
 	return c
 }
 

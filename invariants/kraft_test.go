@@ -11,7 +11,7 @@ import (
 // built to break it, and true in the initial state.
 func TestKIP966Properties(t *testing.T) {
 	c := kafka.DefaultConfig()
-	c.KRaft, c.ELR, c.Brokers, c.MinISR, c.MaxRecords, c.Version = true, true, 3, 2, 1, "4.0.1"
+	c.KRaft, c.Switches, c.Brokers, c.MinISR, c.MaxRecords, c.Version = true, c.Switches.With(kafka.KIP966, true), 3, 2, 1, "4.0.1"
 	m, err := kafka.New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -7,11 +7,18 @@ import (
 )
 
 // bind binds a family's model to its properties, its values rewritten by cfg.Canon when set.
-func bind[S any](m checker.Model[S], props []checker.Property[S], cfg Config) checker.Runnable {
+func bind[S any](m checker.Model[S], props []checker.Property[S], cfg Config) (checker.Runnable, error) {
+	for _, x := range cfg.Exprs {
+		p, err := exprProperty(m, x)
+		if err != nil {
+			return nil, err
+		}
+		props = append(props, p)
+	}
 	if cfg.Canon != nil {
 		m = canonModel[S]{Model: m, canon: cfg.Canon}
 	}
-	return checker.Bind(m, props)
+	return checker.Bind(m, props), nil
 }
 
 // canonModel is a model whose values come out in canonical form. It is for Replay only:

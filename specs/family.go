@@ -41,6 +41,15 @@ type Switch struct {
 	// Kinds are the kinds of action whose steps run the fix's code: a check with the switch
 	// on whose search took none of them never exercised it (vacuous).
 	Kinds []string
+	// Ref cites the code the switch follows (file, function, release tag) or the proposal it
+	// is; Versions says which releases it applies to. Both may be "".
+	Ref, Versions string
+	// Branches name the branches the switch adds to the model, counted during a search
+	// (BranchCounter): a check with the switch on whose branches never fired never changed
+	// a step by it (vacuous).
+	Branches []string
+	// Proposal says that no release has the switch's code (a spec's without cannot name it).
+	Proposal bool
 }
 
 // GuardInfo is a named protocol guard of a model family (kmc mutate): a condition of the
@@ -70,6 +79,9 @@ type Config struct {
 	// Mutate names guards (Family.Guards) turned off: a mutation, for kmc mutate.
 	Mutate     map[string]bool
 	Properties []string
+	// Exprs are invariants written as expressions over the model's variables (a spec's
+	// [invariants], kmc check --invariant), checked beside Properties.
+	Exprs []ExprProperty
 	// Canon, when not nil, rewrites each value the model writes (ITF JSON) before it is
 	// compared or shown: Spec.ReplayRunnable sets it so that a trace's values, put in the
 	// same canonical form, match the model's whatever order another tool wrote sets in.
@@ -212,4 +224,24 @@ func Because(why string) string {
 		return ""
 	}
 	return ": " + why
+}
+
+// BranchCount is how often one branch a fix switch adds, or one guard's refusal, changed a
+// step during a search (BranchCounter).
+type BranchCount struct {
+	Switch string // the switch's name; "" for a guard
+	Guard  string // the guard's name; "" for a switch's branch
+	Branch string // the branch's name ("refused" for a guard)
+	On     bool   // the switch was in force; the guard had a code path
+	Hits   uint64
+}
+
+// BranchCounter is a Runnable whose model counts, during a Check with Options.Vacuity or
+// Options.Coverage, each branch its fix switches add and each refusal of its guards: kmc
+// check's vacuity says a switch whose branches never fired, --coverage prints the counts.
+type BranchCounter interface {
+	checker.Runnable
+	// Branches are the counts of the last Check, switches' branches first; nil when it
+	// counted nothing (neither Vacuity nor Coverage).
+	Branches() []BranchCount
 }

@@ -9,28 +9,20 @@ import (
 	"kmc/model/kafka"
 )
 
-// Fix switches of the kafka family.
-const (
-	Kafka18723 = "KAFKA-18723"
-	Kafka13077 = "KAFKA-13077"
-	Kafka6082  = "KAFKA-6082"
-	// Kafka14154 is KAFKA-14154's fix as merged (PR 12506), Kafka14154Proposed the one
-	// first proposed (PR 12499).
-	Kafka14154         = "KAFKA-14154"
-	Kafka14154Proposed = "KAFKA-14154-proposed"
-	// Kafka18723Strict and Kafka18723SendSide are proposals for KAFKA-18723's residual
-	// (FINDINGS.md), not upstream code.
-	Kafka18723Strict   = "KAFKA-18723-strict"
-	Kafka18723SendSide = "KAFKA-18723-send-side"
-	// KIP966 is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.version = 1),
-	// with control_plane = kraft: opt-in from 4.0.0, on in the 4.1 releases' profiles.
-	KIP966 = "KIP-966"
-	// Kafka13141 and Kafka18991 are fixes that were back-ported: a release has them or not.
-	Kafka13141 = "KAFKA-13141"
-	Kafka18991 = "KAFKA-18991"
-	// Kafka16541CloseFlush is a proposal for the phantom epoch (FINDINGS.md), not upstream
-	// code.
-	Kafka16541CloseFlush = "KAFKA-16541-close-flush"
+// Fix switches of the kafka family: the names of model/kafka's switches (each declared in a
+// model/kafka/switch_*.go file of its own; kafka.Switches lists them).
+var (
+	Kafka18723           = kafka.Kafka18723.Name
+	Kafka13077           = kafka.Kafka13077.Name
+	Kafka6082            = kafka.Kafka6082.Name
+	Kafka14154           = kafka.Kafka14154.Name
+	Kafka14154Proposed   = kafka.Kafka14154Proposed.Name
+	Kafka18723Strict     = kafka.Kafka18723Strict.Name
+	Kafka18723SendSide   = kafka.Kafka18723SendSide.Name
+	KIP966               = kafka.KIP966.Name
+	Kafka13141           = kafka.Kafka13141.Name
+	Kafka18991           = kafka.Kafka18991.Name
+	Kafka16541CloseFlush = kafka.Kafka16541CloseFlush.Name
 )
 
 // faultKinds are the kinds of action that spend each fault budget (Param.Kinds).
@@ -104,25 +96,14 @@ func kafkaFamily() Family {
 			fault("message_loss", "lost fetch-plane messages"),
 			fault("leader_change", "controlled leader changes to any live ISR member (reassignment, an election to a chosen replica); preferred_election elects only broker 1"),
 			fault("session_loss", "ZooKeeper session losses of a broker that lives on and registers again (needs controllers >= 2); with kraft, missed heartbeat sessions: the controller fences the broker, which is unfenced once caught up"),
-			fault("controller_failover", "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"),
+			{Name: "controller_failover", Kind: Int, Min: 0, Max: kafka.MaxControllers - 1, Kinds: faultKinds["controller_failover"],
+				Doc: "ZooKeeper session losses of the active controller (a zombie stays until it resigns; needs controllers >= 2)"},
 			mechanism("controlled_shutdown", "controlled shutdowns: the controller moves the broker's leadership to another live ISR member and drops it from the ISR, then it stops cleanly and can restart (every version)"),
 			mechanism("preferred_election", "preferred-replica elections: leadership to broker 1 when it is live, in the ISR and not leader (auto.leader.rebalance.enable; every version)"),
 			{Name: "quorum_failover", Kind: Int, Min: 0, Max: kafka.MaxQuorumEpoch - 1, Quiet: true, Doc: "KRaft controller quorum leader changes: the old active controller cannot commit and answers NOT_CONTROLLER once it would write; it renounces later (needs control_plane = kraft)"},
 			mechanism("control_loss", "lost AlterPartition requests or responses; the broker re-queues and resends the request (needs controllers >= 2 and version >= 2.8)"),
 		},
-		Switches: []Switch{
-			{Name: Kafka18723, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "the follower appends no batch whose leader epoch is above its fetch request's, nor any after it"},
-			{Name: Kafka13077, Kinds: []string{"BrokerHandleLeaderAndIsr"}, Doc: "proposed (no upstream fix): a new leader repairs its leader-epoch cache from its log before assigning its epoch"},
-			{Name: Kafka6082, Kinds: []string{"ControllerFailover"}, Doc: "controller writes to the store are conditional on the /controller_epoch version (zombie writes fail; fixes KAFKA-5480)"},
-			{Name: Kafka14154, Kinds: []string{"ControllerHandleAlterPartition"}, Doc: "as merged (PR 12506): a controller answers NOT_CONTROLLER to an AlterPartition ahead of its state; the leader re-targets and retries"},
-			{Name: Kafka14154Proposed, Kinds: []string{"BrokerSendAlterPartition"}, Doc: "as first proposed (PR 12499): the leader sends no AlterPartition to a controller whose epoch is below the highest it has seen"},
-			{Name: Kafka18723Strict, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual, on top of KAFKA-18723's filter (in version 4.0 and later, or with fixes KAFKA-18723): the follower also appends no batch whose leader epoch is below its last batch's, nor any after it"},
-			{Name: KIP966, Kinds: []string{"ControllerFenceBroker", "ControllerRegisterBroker", "BrokerControlledShutdown", "ControllerHandleAlterPartition"}, Doc: "Eligible Leader Replicas (KIP-966, eligible.leader.replicas.enable; preview in 4.0): an ISR below min.insync.replicas keeps the removed members as ELR, electable when the ISR is empty; an unclean restart leaves ISR and ELR (needs control_plane = kraft)"},
-			{Name: Kafka18723SendSide, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "a proposal for KAFKA-18723's residual: a truncation on the serving broker aborts the sends whose unsent slice it cut (the connection closes)"},
-			{Name: Kafka16541CloseFlush, Kinds: []string{"BrokerStop"}, Doc: "a proposal for the phantom epoch (FINDINGS.md): a clean shutdown writes the leader-epoch checkpoint when it closes the log, so that a truncation whose scheduled write the stopped scheduler dropped is not lost"},
-			{Name: Kafka13141, Kinds: []string{"LeaderHandleFetch"}, Doc: "the leader updates no follower state (log end offset, ISR, high watermark) from a fetch it answers with a diverging epoch (PR 11136; in 2.7.2, 2.8.1, 3.0.0 and later)"},
-			{Name: Kafka18991, Kinds: []string{"FollowerHandleFetchResponse"}, Doc: "the follower ignores a fetch response whose request's currentLeaderEpoch is not its fetch state's (PR 19223; in 3.9.1, 4.0.1, 4.1.0 and later)"},
-		},
+		Switches:     kafkaSwitches(),
 		Properties:   props,
 		Versions:     kafkaVersions(),
 		Variables:    kafkaTerms(kafkaVarNames(), kafka.VarDocs),
@@ -143,11 +124,7 @@ func kafkaFamily() Family {
 		SymmetryNote: "on by default for safety checks where two or more brokers are interchangeable (--symmetry=false, options.symmetry = false: off): brokers 2..N, or with controllers >= 2 those below and those above controller_broker, each among themselves; where an election can compare brokers (a broker stops, controllers >= 2, kraft) the search leaves the assignment order open, each election revealing it, and renames the trace to the order 1..N; liveness: refused; see model/kafka/symmetry.go and model/kafka/order.go",
 		Validate: func(cfg Config) error {
 			for name := range cfg.Without {
-				found := false
-				for _, n := range kafka.FixNames {
-					found = found || n == name
-				}
-				if !found {
+				if sw, ok := kafka.SwitchByName(name); !ok || sw.Fix == 0 {
 					return fmt.Errorf("without: %s is in no release line (a proposal, not a shipped fix)", name)
 				}
 			}
@@ -170,16 +147,12 @@ func KafkaConfig(cfg Config) kafka.Config {
 		Version: versionName(v["version"]), Without: withoutBits(cfg.Without),
 		Crash: v["crash"], UncleanCrash: v["unclean_crash"], PowerLoss: v["power_loss"], Lag: v["lag"],
 		MessageLoss: v["message_loss"], LeaderChange: v["leader_change"],
-		Fix18723: cfg.Switches[Kafka18723], Fix13077: cfg.Switches[Kafka13077],
-		Fix13141: cfg.Switches[Kafka13141], Fix18991: cfg.Switches[Kafka18991],
 		Controllers: v["controllers"], ControllerBroker: v["controller_broker"], Failover: v["controller_failover"], SessionLoss: v["session_loss"],
-		Fix6082: cfg.Switches[Kafka6082], Fix14154: cfg.Switches[Kafka14154], Fix14154Proposed: cfg.Switches[Kafka14154Proposed],
 		UncleanElection: v["unclean_election"] != 0, ControllerHostCrash: v["controller_host_crash"] != 0,
 		ControlledShutdown: v["controlled_shutdown"], PreferredElection: v["preferred_election"], ControlLoss: v["control_loss"],
-		KRaft: v["control_plane"] == 1, ELR: cfg.Switches[KIP966], QuorumFailover: v["quorum_failover"],
-		RecordSizes: v["record_sizes"], Fix18723Strict: cfg.Switches[Kafka18723Strict], Fix18723SendSide: cfg.Switches[Kafka18723SendSide],
-		FixCloseFlush: cfg.Switches[Kafka16541CloseFlush],
-		Mutate:        mutate,
+		KRaft: v["control_plane"] == 1, QuorumFailover: v["quorum_failover"],
+		RecordSizes: v["record_sizes"], Switches: switchSet(cfg.Switches),
+		Mutate: mutate,
 	}
 }
 
@@ -203,12 +176,31 @@ func versionName(i int) string {
 // withoutBits maps the fixes a check takes out of its release line to the model's bits.
 func withoutBits(without map[string]bool) uint8 {
 	var b uint8
-	for bit, name := range kafka.FixNames {
-		if without[name] {
-			b |= bit
+	for _, sw := range kafka.Switches() {
+		if without[sw.Name] {
+			b |= sw.Fix
 		}
 	}
 	return b
+}
+
+// switchSet maps the switches a check turns on to the model's set.
+func switchSet(on map[string]bool) kafka.SwitchSet {
+	var s kafka.SwitchSet
+	for _, sw := range kafka.Switches() {
+		s = s.With(sw, on[sw.Name])
+	}
+	return s
+}
+
+// kafkaSwitches are the model's switches (kafka.Switches), as the family lists them.
+func kafkaSwitches() []Switch {
+	var out []Switch
+	for _, sw := range kafka.Switches() {
+		out = append(out, Switch{Name: sw.Name, Doc: sw.Doc, Ref: sw.Kafka, Versions: sw.Versions,
+			Kinds: sw.Kinds, Branches: sw.Branches, Proposal: sw.Fix == 0})
+	}
+	return out
 }
 
 // anyLiveness reports whether one of the named Kafka properties is a liveness property.
@@ -239,7 +231,44 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 		p.Reads = m.PropertyReads(p.Name) // what it reads, for the partial-order reduction (model/kafka/independence.go)
 		props = append(props, p)
 	}
-	return bind[kafka.State](m, props, cfg), nil
+	r, err := bind[kafka.State](m, props, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	return &kafkaRunnable{Runnable: r, m: m}, nil
+}
+
+// kafkaRunnable counts the model's branches and guards during a search that asks for
+// vacuity or coverage (BranchCounter).
+type kafkaRunnable struct {
+	checker.Runnable
+	m       *kafka.Model
+	counted bool
+}
+
+func (r *kafkaRunnable) Check(opts checker.Options) checker.Result {
+	r.counted = opts.Vacuity || opts.Coverage
+	mode := kafka.NotCounted
+	switch {
+	case opts.Coverage:
+		mode = kafka.Counted
+	case opts.Vacuity:
+		mode = kafka.Fired
+	}
+	r.m.CountBranches(mode)
+	defer r.m.CountBranches(kafka.NotCounted)
+	return r.Runnable.Check(opts)
+}
+
+func (r *kafkaRunnable) Branches() []BranchCount {
+	if !r.counted {
+		return nil
+	}
+	var out []BranchCount
+	for _, b := range r.m.Branches() {
+		out = append(out, BranchCount{Switch: b.Switch, Guard: b.Guard, Branch: b.Branch, On: b.On, Hits: b.Hits})
+	}
+	return out
 }
 
 // The Kafka model reports the steps its bounds cut (max_epoch, max_records, fault budgets).

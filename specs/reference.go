@@ -120,7 +120,7 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
-	return bind[reference.State](m, props, cfg), nil
+	return bind[reference.State](m, props, cfg)
 }
 
 func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
@@ -148,7 +148,7 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
-	return bind[reference.AsyncState](m, props, cfg), nil
+	return bind[reference.AsyncState](m, props, cfg)
 }
 
 // The reference port reports the steps its bounds cut: MaxLeaderEpoch, MaxRecords and

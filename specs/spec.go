@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 	"strconv"
@@ -45,6 +46,9 @@ type Spec struct {
 	Fairness    []FairnessSetting // from [fairness], sorted by kind
 	Checks      []Check
 	kindNames   []string // the model's kinds of action, built on demand (kinds)
+	// invariants are the [invariants] table's, in name order; each check's Config.Exprs
+	// holds them.
+	invariants []ExprProperty
 }
 
 // FairnessSetting overrides the fairness of one kind of action.
@@ -63,7 +67,11 @@ type Check struct {
 	Mutate   []string // guards turned off (Family.Guards): a mutant of the protocol
 	Expect   checker.Verdict
 	Property string // the property expected to be violated
-	States   int64  // pinned distinct-state count; 0: not pinned
+	// Overridden says that a --set (or --fix) changed the model's configuration from the
+	// file's: the pinned counts (States, Unreduced, Depth) are the file's configuration's,
+	// and Compare does not hold a run to them.
+	Overridden bool
+	States     int64 // pinned distinct-state count; 0: not pinned
 	// Unreduced is the pinned distinct-state count of the search without symmetry, which a
 	// complete search under symmetry reports from its classes' sizes (Stats.Unreduced);
 	// 0: not pinned. Only for a check that expects ok.
@@ -174,6 +182,27 @@ func (l ErrorList) sort(path string) {
 	})
 }
 
+// sameModel reports whether a and b configure the same model: values, switches, fixes
+// taken out and guards turned off.
+func sameModel(a, b Config) bool {
+	return maps.Equal(a.Values, b.Values) && maps.Equal(a.Switches, b.Switches) &&
+		maps.Equal(a.Without, b.Without) && maps.Equal(a.Mutate, b.Mutate)
+}
+
+// onePerFlag keeps, of the errors a flag's value gives in every check (a mistyped --fix or
+// --set in each check's fixes), the first: one problem, one error. Errors in the file stay
+// one per key. l must be sorted.
+func (l ErrorList) onePerFlag(path string) ErrorList {
+	var out ErrorList
+	for _, e := range l {
+		if n := len(out); n > 0 && e.Pos.File != path && e.Pos == out[n-1].Pos && e.Problem == out[n-1].Problem {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // Load reads and validates the spec file at path, with --set overrides applied
 // ("brokers=4", "faults.crash=1", "limits.max_states=1000"). Bad input yields an ErrorList:
 // so does a path that is not a regular file (a folder, a device) or a file larger than
@@ -230,8 +259,25 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 		return nil, v.errs
 	}
 	s := v.spec(raw, sets)
+	if len(v.errs) == 0 && len(sets) > 0 {
+		if base, err := Parse(path, src, nil); err == nil {
+			for i := range s.Checks {
+				if i < len(base.Checks) && !sameModel(s.Checks[i].Config, base.Checks[i].Config) {
+					s.Checks[i].Overridden = true
+				}
+			}
+		}
+	}
+	if len(v.errs) == 0 {
+		for _, x := range s.invariants {
+			if err := s.checkExpr(x); err != nil {
+				v.errs = append(v.errs, err.(ErrorList)...)
+			}
+		}
+	}
 	if len(v.errs) > 0 {
 		v.errs.sort(path)
+		v.errs = v.errs.onePerFlag(path)
 		return nil, v.errs.capped()
 	}
 	if err := s.valid(); err != nil {
@@ -290,7 +336,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 	v.errs = append(v.errs, e)
 }
 
-var topKeys = []string{"model", "doc", "properties", "constants", "faults", "limits", "options", "fairness", "check"}
+var topKeys = []string{"model", "doc", "properties", "invariants", "constants", "faults", "limits", "options", "fairness", "check"}
 var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "por_states", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
 var optionKeys = []string{"deadlock", "symmetry", "workers"}
@@ -559,6 +605,27 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 	}
 	s.Properties = props
 
+	// invariants written as expressions (exprs.go), compiled once the checks are resolved
+	if inv := v.table(raw, "invariants"); inv != nil {
+		names := make([]string, 0, len(inv))
+		for k := range inv {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			path := "invariants." + k
+			switch {
+			case !isIdent(k):
+				v.errKey(path, "an invariant's name must be an identifier (letters, digits, _)", nil)
+			case contains(props, k) || fam.hasProperty(k):
+				v.errKey(path, "an invariant's name must not be a property's: "+strconv.Quote(k), nil)
+			}
+			if src, ok := v.str(inv, "invariants", k, true); ok {
+				s.invariants = append(s.invariants, ExprProperty{Name: k, Src: src, Pos: v.at(path, true), Field: path})
+			}
+		}
+	}
+
 	// constants and faults shared by every check
 	base := map[string]int{}
 	if famOK {
@@ -822,7 +889,8 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 			mu[g] = true
 		}
-		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Mutate: mu, Properties: append([]string(nil), s.Properties...)}
+		ck.Config = Config{Values: vals, Switches: sw, Without: wo, Mutate: mu, Properties: append([]string(nil), s.Properties...),
+			Exprs: append([]ExprProperty(nil), s.invariants...)}
 		if famOK {
 			ck.Robust = v.robust(c, prefix, fam, &ck)
 		}

@@ -147,7 +147,7 @@ expect = "maybe"
 color = 1
 `, nil, strings.Join([]string{
 			`s.toml:2:14: properties: unknown property "Nope"; want one of TCConsistent, TCTypeOK, NotAllCommitted`,
-			`s.toml:3:1: colour: unknown key; want one of model, doc, properties, constants, faults, limits, options, fairness, check`,
+			`s.toml:3:1: colour: unknown key; want one of model, doc, properties, invariants, constants, faults, limits, options, fairness, check`,
 			`s.toml:6:7: constants.rms: must be 2..16 (got 40)`,
 			`s.toml:7:1: constants.brokers: unknown key; want one of rms`,
 			`s.toml:10:10: limits.memory: unknown unit "parsecs": want B, KB, MB, GB, TB, KiB, MiB, GiB or TiB (got "4 parsecs")`,

@@ -65,7 +65,7 @@ func buildTwoPhase(cfg Config) (checker.Runnable, error) {
 		props = append(props, checker.Property[twophase.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x,
 			Reads: m.PropertyReads(name)})
 	}
-	return bind[twophase.State](m, props, cfg), nil
+	return bind[twophase.State](m, props, cfg)
 }
 
 func twoPhaseGuards() []GuardInfo {

@@ -46,6 +46,35 @@ func (s *Spec) Vacuity(cfg Config, r checker.Result) []string {
 	return out
 }
 
+// BranchVacuity says, for each fix switch cfg turns on whose kinds of action took steps
+// (else Vacuity says so) but none of whose branches ever fired (BranchCounter), that the
+// switch never changed a step: "fix KAFKA-18723: branch skip-higher-epoch never fired".
+// Empty for a violated or incomplete verdict, or without counts.
+func (s *Spec) BranchVacuity(cfg Config, r checker.Result, counts []BranchCount) []string {
+	if r.Verdict != checker.OK || len(counts) == 0 {
+		return nil
+	}
+	kindless := map[string]bool{}
+	for _, w := range s.Vacuity(cfg, r) {
+		kindless[w] = true
+	}
+	var out []string
+	for _, sw := range s.Family.Switches {
+		if !cfg.Switches[sw.Name] || len(sw.Branches) == 0 ||
+			kindless["fix "+sw.Name+": "+strings.Join(sw.Kinds, ", ")+" never taken"] {
+			continue
+		}
+		fired := false
+		for _, c := range counts {
+			fired = fired || c.Switch == sw.Name && c.Hits > 0
+		}
+		if !fired {
+			out = append(out, "fix "+sw.Name+": branch "+strings.Join(sw.Branches, ", ")+" never fired")
+		}
+	}
+	return out
+}
+
 // kinds are the kinds of action of the spec's model, in ActionKinds order (the same for
 // every configuration of a family; built from the first check).
 func (s *Spec) kinds() []string {

@@ -139,7 +139,7 @@ func buildVanlightly(cfg Config) (checker.Runnable, error) {
 		}
 		props = append(props, checker.Property[vanlightly.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
 	}
-	return bind[vanlightly.State](m, props, cfg), nil
+	return bind[vanlightly.State](m, props, cfg)
 }
 
 // The port identifies a state by the module's VIEW.

@@ -70,6 +70,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.check, "check", "", "run only the check called `NAME` (default: every check of the spec)")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE`: a constant or fault by name (rms=4) or a path (limits.max_states=1000); repeatable")
 	fixes := fs.StringArray("fix", nil, "turn on the fix switch `NAME` in every check run (as --set fixes+=NAME); repeatable")
+	showSrcs := fs.StringArray("show", nil, "add the value of `EXPR`, a CEL expression over the variables kmc prints, to each state of the trace printed (TLC's ALIAS), as show1, show2, ...; repeatable")
+	invariants := fs.StringArray("invariant", nil, "also check the invariant `EXPR`, a CEL expression over the variables kmc prints (hw, log, ...), named inv1, inv2, ...; repeatable")
 	fs.IntVar(&f.workers, "workers", 0, "`N` search workers (default: the spec's, else all cores)")
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
@@ -154,9 +156,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if spec == nil {
 		return code
 	}
+	for _, src := range *invariants {
+		if err := spec.AddInvariant(src); err != nil {
+			fmt.Fprintln(stderr, err)
+			return usageError(stderr, "check", "--invariant %q does not compile", src)
+		}
+	}
 	views, err := resolveViews(fs, f.view, spec.Family.Views, spec.Family.DefaultView)
 	if err != nil {
 		return usageError(stderr, "check", "%v", err)
+	}
+	shows, err := specs.CompileShows(spec, *showSrcs, compileShows)
+	if err != nil {
+		return usageError(stderr, "check", "--show: %v", err)
 	}
 	if f.coverage && f.resume != "" {
 		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")
@@ -182,7 +194,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	ctx, release := signalContext()
 	defer release()
-	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views}
+	out := &checkOutput{w: stdout, stderr: stderr, json: f.format == "json", full: f.fullStates, views: views, shows: shows}
 	result := exitOK
 	var raise []string  // bounds that incomplete liveness verdicts depend on
 	var notRun []string // checks skipped after an interrupt
@@ -354,7 +366,9 @@ func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
 	}
 	fmt.Fprintf(stderr, "kmc: %v\n", err)
 	if errors.Is(err, os.ErrNotExist) {
+		// A spec named that does not exist is bad usage, as a spec that does not parse is.
 		hint(stderr, "spec files are under specs/; run 'kmc suite specs/' to run them all")
+		return nil, exitUsage
 	}
 	return nil, exitInternal
 }
@@ -390,6 +404,7 @@ type checkOutput struct {
 	views     traces.ViewSelection
 	started   bool          // a check has started: the next one is set apart
 	last      checker.Stats // at the previous progress report
+	shows     []shown       // --show expressions, added to the trace printed
 }
 
 // event prints what app.Check reports as it runs.
@@ -498,7 +513,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 		st := res.Stats
 		ev := map[string]any{"event": "done", "check": c.Name, "verdict": string(res.Verdict),
 			"property": res.Property, "reason": res.Reason, "expected": c.Expected(),
-			"matches": len(res.Differs) == 0, "interrupted": res.Result.Interrupted,
+			"matches": len(res.Mismatches()) == 0, "interrupted": res.Result.Interrupted,
 			"graph_complete": graphComplete(res),
 			"stats": map[string]any{"generated": st.Generated, "distinct": st.Distinct, "queue": st.Queue,
 				"depth": st.Depth, "collision": st.Collision, "elapsed_seconds": st.Elapsed.Seconds(),
@@ -519,6 +534,13 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 				cov = append(cov, map[string]any{"kind": k.Kind, "enabled": k.Enabled, "taken": k.Taken})
 			}
 			ev["coverage"] = cov
+			var br []map[string]any
+			for _, b := range res.Branches {
+				br = append(br, map[string]any{"switch": b.Switch, "guard": b.Guard, "branch": b.Branch, "on": b.On, "hits": b.Hits})
+			}
+			if br != nil {
+				ev["branches"] = br
+			}
 		}
 		o.emit(ev)
 		return
@@ -578,6 +600,7 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	}
 	if res.Coverage != nil {
 		printCoverage(w, res.Coverage)
+		printBranches(w, res.Branches)
 	}
 	if f := res.Fairness; f != nil {
 		fmt.Fprintln(w, fairnessText(f.Weak, f.Strong))
@@ -608,7 +631,7 @@ func (o *checkOutput) violation(cmd string, spec *specs.Spec, property string, t
 	fmt.Fprintln(o.w, violationHeadline(spec, property))
 	if t != nil {
 		fmt.Fprintln(o.w, "Error: The behavior up to this point is:")
-		if err := traces.Text(o.w, t, traces.TextOptions{FullStates: o.full, Views: o.views}); err != nil {
+		if err := traces.Text(o.w, withShows(t, o.shows), traces.TextOptions{FullStates: o.full, Views: o.views}); err != nil {
 			fmt.Fprintf(o.stderr, "kmc: %s: %v\n", cmd, err)
 		}
 	}
@@ -709,6 +732,39 @@ func fairnessText(weak, strong []string) string {
 // the lines after the first indented by indent.
 func wrap(text string, width int, indent string) string {
 	return strings.Join(traces.WrapWords(text, width, indent), "\n")
+}
+
+// printBranches prints how often each branch of a fix switch in force fired and each guard
+// with a code path refused a step (specs.BranchCounter), then the ones that never did.
+func printBranches(w io.Writer, br []specs.BranchCount) {
+	if len(br) == 0 {
+		return
+	}
+	name := func(b specs.BranchCount) string {
+		if b.Switch != "" {
+			return "fix " + b.Switch + ": " + b.Branch
+		}
+		return "guard " + b.Guard
+	}
+	width := len("BRANCH")
+	for _, b := range br {
+		width = max(width, len(name(b)))
+	}
+	fmt.Fprintln(w, "Coverage, per branch of a fix in force and per guard (times it changed or refused a step):")
+	fmt.Fprintf(w, "  %-*s  %12s\n", width, "BRANCH", "FIRED")
+	var never []string
+	for _, b := range br {
+		if !b.On {
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s  %12d\n", width, name(b), b.Hits)
+		if b.Hits == 0 {
+			never = append(never, name(b))
+		}
+	}
+	if len(never) > 0 {
+		fmt.Fprintln(w, wrap("Never fired at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
+	}
 }
 
 // printCoverage prints, per kind of action, the states where it was enabled and the steps it

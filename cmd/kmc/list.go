@@ -105,6 +105,15 @@ func writeFamily(w io.Writer, f specs.Family) {
 	}
 	for _, s := range f.Switches {
 		fmt.Fprintf(w, "    %s\n        %s\n", s.Name, s.Doc)
+		if s.Ref != "" {
+			fmt.Fprintf(w, "        code: %s\n", s.Ref)
+		}
+		if s.Versions != "" {
+			fmt.Fprintf(w, "        versions: %s\n", s.Versions)
+		}
+		if len(s.Branches) > 0 {
+			fmt.Fprintf(w, "        branches (counted, kmc check --coverage): %s\n", strings.Join(s.Branches, ", "))
+		}
 	}
 	if len(f.Guards) > 0 {
 		fmt.Fprintln(w, "  guards (kmc mutate turns one off; a check's `mutate` names those it turns off):")

@@ -47,7 +47,7 @@ func TestCLI(t *testing.T) {
 		{"check-unknown-check", []string{"check", spec, "--check", "nope"}, exitUsage},
 		{"check-bad-spec", []string{"check", "testdata/bad.toml"}, exitUsage},
 		{"check-bad-set", []string{"check", spec, "--set", "rms=99", "--set", "brokers=3"}, exitUsage},
-		{"check-missing-file", []string{"check", "testdata/nothing-here.toml"}, exitInternal},
+		{"check-missing-file", []string{"check", "testdata/nothing-here.toml"}, exitUsage},
 		{"check-dev-zero", []string{"check", "/dev/zero"}, exitUsage},
 		{"check-ok", []string{"check", spec, "--check", "fixed", "--workers", "2"}, exitOK},
 		{"check-violated", []string{"check", spec, "--check", "buggy", "--workers", "2"}, exitSafety},

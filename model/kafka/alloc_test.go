@@ -8,7 +8,8 @@ func TestNextAllocatesNothing(t *testing.T) {
 	c.MaxRecords, c.MaxEpoch, c.MaxFetchRecords, c.LeaderChange = 4, 2, 2, 1
 	c.Crash, c.UncleanCrash, c.Lag, c.MessageLoss = 1, 1, 1, 1
 	bytes := c // reads by position, and the send-side fix's post-pass (bytes.go)
-	bytes.RecordSizes, bytes.Fix18723SendSide, bytes.Fix18723, bytes.Fix18723Strict = SizesVaried, true, true, true
+	bytes.RecordSizes = SizesVaried
+	bytes.Switches = bytes.Switches.With(Kafka18723SendSide, true).With(Kafka18723, true).With(Kafka18723Strict, true)
 	mutant := c // every guard with a code path here turned off (issue 16)
 	p, _ := ProfileByName(DefaultVersion)
 	for g := Guard(0); g < NumGuards; g++ {
@@ -19,13 +20,23 @@ func TestNextAllocatesNothing(t *testing.T) {
 	for _, c := range []Config{c, bytes, mutant} {
 		nextAllocatesNothing(t, c)
 	}
+	for _, mode := range []int{Fired, Counted} { // the counters (switches.go) allocate nothing either
+		counting = mode
+		nextAllocatesNothing(t, bytes)
+		nextAllocatesNothing(t, mutant)
+	}
+	counting = NotCounted
 }
+
+// counting is the counting mode of the models nextAllocatesNothing builds.
+var counting = NotCounted
 
 func nextAllocatesNothing(t *testing.T, c Config) {
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.CountBranches(counting)
 	// A sample of reachable states, by a short BFS.
 	states := m.Init(nil)
 	succ := make([]State, 0, 256)

@@ -44,7 +44,7 @@ func (m *Model) brokerSteps(g *gen, b int) {
 func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 	msg := t.Net.Msgs[i]
 	t.Net.remove(i)
-	if !t.acceptLeaderAndIsr(b, &msg, m.off(GuardStaleControllerEpoch)) {
+	if !t.acceptLeaderAndIsr(b, &msg, m.mutated(GuardStaleControllerEpoch)) {
 		return
 	}
 	m.applyPartitionState(t, b, &msg, GuardLeaderAndIsrEpoch)
@@ -105,11 +105,15 @@ func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch
 		if isNew {
 			r.Epoch = msg.Epoch
-			if m.C.Fix13077 {
+			if m.on(Kafka13077) {
 				// The proposed KAFKA-13077 repair (no upstream fix): a new leader rebuilds its
 				// leader-epoch cache from its log's batches, so that endOffsetFor never answers
 				// an epoch its log holds with an older one.
+				cache, n := r.Cache, r.NCache
 				r.rebuildCache()
+				if r.Cache != cache || r.NCache != n {
+					m.hit(Kafka13077.Branch(0))
+				}
 			}
 			if m.p.AssignOnLeader {
 				r.assign(msg.Epoch, r.LEO)

@@ -188,10 +188,9 @@ func (r *Replica) appendAt(off uint8, e Entry) {
 // takes the high watermark from it.
 // Kafka: ReplicaFetcherThread.processPartitionData -> Partition.
 // appendRecordsToFollowerOrFutureReplica -> UnifiedLog.appendAsFollower:
-//   - analyzeAndValidateRecords: with KAFKA-18723 (PR 18852) skipRemainingBatches from the
-//     first batch whose partitionLeaderEpoch is above the request's currentLeaderEpoch
-//     (hasHigherPartitionLeaderEpoch); with the strict filter (a proposal, FINDINGS.md) also
-//     from the first batch whose epoch is below the epoch of the follower's last batch;
+//   - analyzeAndValidateRecords: skipRemainingBatches from the first batch a switch in force
+//     stops (Switch.StopAppend: KAFKA-18723's filter, switch_kafka18723.go, and the strict
+//     proposal, switch_kafka18723_strict.go);
 //     the kept batches' offsets must increase, else OffsetsOutOfOrderException;
 //   - append: a first offset below the log end offset throws UnexpectedAppendOffsetException.
 //     Both are RuntimeExceptions, which processFetchRequest answers with
@@ -206,7 +205,7 @@ func (m *Model) appendFetched(r *Replica, resp *Msg) {
 	n, last := resp.N, r.lastBatchEpoch()
 	for k := uint8(0); k < resp.N; k++ {
 		e := resp.Recs[k].Epoch
-		if m.fixed(FixBit18723) && e > resp.Epoch || m.C.Fix18723Strict && e < last {
+		if len(m.hooks.stop) > 0 && m.stopAppend(r, resp, int(k), e, last) {
 			n = k // skipRemainingBatches
 			break
 		}
@@ -229,7 +228,7 @@ func (m *Model) appendFetched(r *Replica, resp *Msg) {
 
 // abortCutSends drops every fetch response in flight in t whose slice's unsent part its
 // server's truncation cut: the send-side fix (proposal (a) of FINDINGS.md), with
-// Config.Fix18723SendSide. The serving broker's FileRecords.truncateTo marks the slices
+// switch Kafka18723SendSide. The serving broker's FileRecords.truncateTo marks the slices
 // of that file whose end it cut, and writeTo, atomically with the truncation, throws for
 // such a slice, as it does today for a file shorter than the slice: the connection is
 // closed and the follower retries. The model drops the response at the truncation rather
@@ -242,6 +241,7 @@ func (m *Model) abortCutSends(t *State) {
 		if g.Kind == MsgFetchResponse && g.Err == ErrNone && g.DivE == NoEpoch && !m.readDone(g) {
 			if srv := &t.B[g.From]; m.position(srv, srv.LEO) < g.End {
 				t.Net.remove(i)
+				m.hit(Kafka18723SendSide.Branch(0))
 				continue
 			}
 		}

@@ -13,9 +13,9 @@ func bytesConfigs() map[string]Config {
 	distinct := varied
 	distinct.RecordSizes = SizesDistinct
 	strict := varied
-	strict.Version, strict.Fix18723Strict = "4.0", true
+	strict.Version, strict.Switches = "4.0", strict.Switches.With(Kafka18723Strict, true)
 	sendSide := varied
-	sendSide.Fix18723SendSide = true
+	sendSide.Switches = sendSide.Switches.With(Kafka18723SendSide, true)
 	return map[string]Config{"varied": varied, "distinct": distinct, "strict": strict, "send-side": sendSide}
 }
 
@@ -112,7 +112,7 @@ func TestAppendFetched(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()
-			c.Fix18723, c.Fix18723Strict = true, tc.strict
+			c.Switches = c.Switches.With(Kafka18723, true).With(Kafka18723Strict, tc.strict)
 			m, _ := New(c)
 			var r Replica
 			r.Role, r.Fetch, r.LastEp = RoleFollower, FetchFetching, 1

@@ -155,7 +155,7 @@ func (m *Model) staleBrokerEpoch(t *State, f int) bool {
 
 // kip380 reports whether brokers refuse a LeaderAndIsr with a stale broker epoch: the
 // release has KIP-380 and the guard LeaderAndIsrBrokerEpoch is on.
-func (m *Model) kip380() bool { return m.p.KIP380 && !m.off(GuardLeaderAndIsrBrokerEpoch) }
+func (m *Model) kip380() bool { return m.p.KIP380 && !m.mutated(GuardLeaderAndIsrBrokerEpoch) }
 
 func leaderAndIsr(c *Controller, to int) Msg {
 	return Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(to), Epoch: c.Epoch, Off: c.PEpoch, Last: c.Leader, HW: c.ISR}

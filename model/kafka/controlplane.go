@@ -280,6 +280,7 @@ func (m *Model) zkWrite(t *State, i int, version, leader, epoch, isr uint8) int 
 	c := &t.CP.C[i]
 	st := &t.Ctrl
 	if m.fixed(FixBit6082) && c.Epoch-1 != t.CP.CVersion {
+		m.hit(Kafka6082.Branch(0))
 		c.resign()
 		return zkMoved
 	}
@@ -309,6 +310,7 @@ func (m *Model) sendLeaderAndIsr(t *State, i int, to uint8) {
 		if m.kip380() && t.CP.staleView(i, b) {
 			// KIP-380: stamped with the epoch of b's previous registration, refused
 			// (STALE_BROKER_EPOCH): a no-op, not sent.
+			m.guardHit(GuardLeaderAndIsrBrokerEpoch)
 			continue
 		}
 		msg := Msg{Kind: MsgLeaderAndIsr, From: CtrlID, To: uint8(b), Epoch: c.LEpoch, Off: c.ZkVer,
@@ -512,6 +514,7 @@ func (m *Model) cpAlterPartition(t *State, i, j int) {
 	case !c.Active:
 		notController()
 	case fix && ahead:
+		m.hit(Kafka14154.Branch(0))
 		notController()
 	case (req.Epoch < c.LEpoch || (v33 && !fix && req.Epoch != c.LEpoch)) && !m.off(GuardAlterPartitionLeaderEpoch):
 		resp.Err = ErrFencedLeaderEpoch
@@ -615,7 +618,7 @@ func (m *Model) controlPlaneSteps(g *gen) {
 		// KAFKA-14154-proposed (PR 12499) not to a controller whose epoch is below the
 		// highest the broker has seen: it waits to discover a newer one.
 		if j := s.Net.findAlter(uint8(b), 0); j >= 0 && k.Ctrl != 0 &&
-			(!m.C.Fix14154Proposed || k.CtrlEpoch >= k.MaxEpoch) {
+			!m.withholdAlterPartition(k) {
 			t := g.emit(act1(KindBrokerSendAlterPartition, b))
 			t.Net.Msgs[j].End = k.Ctrl
 			t.Net.resort(j)

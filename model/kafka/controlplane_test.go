@@ -15,13 +15,13 @@ func cpConfigs() []Config {
 	base.Crash, base.SessionLoss, base.Lag = 1, 1, 1
 	var cs []Config
 	for _, fix := range []func(c *Config){
-		func(c *Config) { c.Version = "0.11" },                                      // before KAFKA-6082 and KIP-497
-		func(c *Config) { c.Version = "0.11"; c.Fix6082 = true },                    // the fix on the old release
-		func(c *Config) { c.Version = "2.8" },                                       // KAFKA-6082, AlterIsr, 2.7-3.2 validation
-		func(c *Config) { c.Version = "3.3"; c.Without = FixBit14154 },              // PR 12032's validation, no fix
-		func(c *Config) { c.Version = "3.3" },                                       // KAFKA-14154's fix
-		func(c *Config) { c.Version = "3.9"; c.Fix14154Proposed = true },            // KIP-903; the proposed fix
-		func(c *Config) { c.Version = "3.3"; c.Without = FixBit6082 | FixBit14154 }, // no fencing at all
+		func(c *Config) { c.Version = "0.11" },                                                        // before KAFKA-6082 and KIP-497
+		func(c *Config) { c.Version = "0.11"; c.Switches = c.Switches.With(Kafka6082, true) },         // the fix on the old release
+		func(c *Config) { c.Version = "2.8" },                                                         // KAFKA-6082, AlterIsr, 2.7-3.2 validation
+		func(c *Config) { c.Version = "3.3"; c.Without = FixBit14154 },                                // PR 12032's validation, no fix
+		func(c *Config) { c.Version = "3.3" },                                                         // KAFKA-14154's fix
+		func(c *Config) { c.Version = "3.9"; c.Switches = c.Switches.With(Kafka14154Proposed, true) }, // KIP-903; the proposed fix
+		func(c *Config) { c.Version = "3.3"; c.Without = FixBit6082 | FixBit14154 },                   // no fencing at all
 	} {
 		c := base
 		fix(&c)

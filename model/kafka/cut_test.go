@@ -26,7 +26,8 @@ func TestCutsAreExactlyTheBoundedSteps(t *testing.T) {
 	mechCP.MaxRecords, mechCP.MaxEpoch, mechCP.Controllers, mechCP.Failover = 0, 2, 2, 1
 	mechCP.ControllerHostCrash, mechCP.ControlledShutdown, mechCP.PreferredElection, mechCP.ControlLoss, mechCP.Lag = true, 1, 1, 1, 1
 	bytes := single // reads by position, with the send-side fix's post-pass (bytes.go)
-	bytes.RecordSizes, bytes.MaxFetchRecords, bytes.MaxRecords, bytes.Fix18723SendSide = SizesVaried, 2, 2, true
+	bytes.RecordSizes, bytes.MaxFetchRecords, bytes.MaxRecords = SizesVaried, 2, 2
+	bytes.Switches = bytes.Switches.With(Kafka18723SendSide, true)
 	for _, tc := range []struct {
 		name string
 		c    Config

@@ -109,9 +109,9 @@ func TestConfigValidate(t *testing.T) {
 		func(c *Config) { c.MaxFetchRecords = 0 },
 		func(c *Config) { c.Version = "2.0" },
 		func(c *Config) { c.Version = "4.0"; c.Controllers = 2 },
-		func(c *Config) { c.Version = "2.8"; c.Fix6082 = true },
+		func(c *Config) { c.Version = "2.8"; c.Switches = c.Switches.With(Kafka6082, true) },
 		func(c *Config) { c.Version = "2.8"; c.Without = FixBit14154 },
-		func(c *Config) { c.Version = "1.1"; c.Fix14154 = true },
+		func(c *Config) { c.Version = "1.1"; c.Switches = c.Switches.With(Kafka14154, true) },
 		func(c *Config) { c.Lag = 16 },
 	}
 	for i, f := range bad {

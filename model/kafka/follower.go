@@ -168,8 +168,8 @@ func (m *Model) handleFetchResponse(t *State, b, i int) {
 	if r.Role != RoleFollower || r.Fetch != FetchFetching || ((r.Leader != resp.From+1 || resp.Off != r.LEO) && !m.off(GuardFetchResponseOffset)) {
 		return
 	}
-	if m.fixed(FixBit18991) && resp.Epoch != r.Epoch && !m.off(GuardFetchResponseEpoch) {
-		return // KAFKA-18991: the request's currentLeaderEpoch is not the fetch state's
+	if len(m.hooks.drop) > 0 && m.dropFetchResponse(r, &resp) {
+		return // a switch's DropFetchResponse (KAFKA-18991: the request's currentLeaderEpoch is not the fetch state's)
 	}
 	switch {
 	case resp.Err == ErrFencedLeaderEpoch:

@@ -142,7 +142,15 @@ func GuardBit(g Guard) uint32 { return 1 << g }
 
 // off reports whether guard g is turned off (a mutation); read only where g's condition
 // fails.
-func (m *Model) off(g Guard) bool { return m.C.Mutate&(1<<g) != 0 }
+// Each read counts a refusal by g while counting is on (switches.go: CountBranches).
+func (m *Model) off(g Guard) bool {
+	m.guardHit(g)
+	return m.C.Mutate&(1<<g) != 0
+}
+
+// mutated reports whether guard g is turned off, where the caller reads it beside its
+// condition rather than where the condition fails: not counted.
+func (m *Model) mutated(g Guard) bool { return m.C.Mutate&(1<<g) != 0 }
 
 // guardIn says why guard g has no code path in configuration c (its mechanism is not in
 // the version, or needs the control plane), or "" when it has one.

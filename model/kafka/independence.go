@@ -72,7 +72,7 @@ func allObjects() oset {
 }
 
 // fine reports whether the configuration has the detailed declarations.
-func (m *Model) fine() bool { return !m.cp() && !m.kraft() && !m.C.Fix18723SendSide }
+func (m *Model) fine() bool { return !m.cp() && !m.kraft() && !m.on(Kafka18723SendSide) }
 
 // Kinds of step that take two brokers: 25 groups each; the others one group per broker.
 var pairKinds = [...]int{KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage, KindLeaderShrinkISR}

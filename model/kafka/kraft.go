@@ -98,7 +98,7 @@ func (m *Model) kraft() bool { return m.C.KRaft }
 // validateKRaft checks the rules that tie KRaft to the other constants.
 func (c *Config) validateKRaft() error {
 	if !c.KRaft {
-		if c.ELR || c.QuorumFailover > 0 {
+		if c.Switches.Has(KIP966) || c.QuorumFailover > 0 {
 			return errString("model: eligible leader replicas (KIP-966) and quorum_failover need control_plane = kraft")
 		}
 		return nil
@@ -695,6 +695,7 @@ func (m *Model) krAlterPartition(g *gen, t *State, j int) {
 	fix := m.fixed(FixBit14154)
 	switch {
 	case fix && (req.Epoch > c.Epoch || req.Off > c.PEpoch):
+		m.hit(Kafka14154.Branch(0))
 		notController()
 	case (req.Epoch < c.Epoch || (!fix && req.Epoch != c.Epoch)) && !m.off(GuardKRaftAlterPartitionLeaderEpoch):
 		resp.Err = ErrFencedLeaderEpoch

@@ -32,7 +32,7 @@ func TestKRaftGuardIn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := DefaultConfig()
-		c.Version, c.KRaft, c.ELR, c.Mutate = tt.version, tt.kraft, tt.elr, GuardBit(tt.guard)
+		c.Version, c.KRaft, c.Switches, c.Mutate = tt.version, tt.kraft, c.Switches.With(KIP966, tt.elr), GuardBit(tt.guard)
 		err := c.Validate()
 		switch {
 		case tt.want == "" && err != nil:
@@ -83,14 +83,14 @@ func TestKRaftGuardOffChangesSuccessors(t *testing.T) {
 	counts := map[Config]int{}
 	for g := GuardKRaftAlterPartitionLeaderEpoch; g < NumGuards; g++ {
 		c := DefaultConfig()
-		c.Brokers, c.KRaft, c.ELR, c.Version, c.MaxRecords = 2, true, true, "4.0.1", 1
+		c.Brokers, c.KRaft, c.Switches, c.Version, c.MaxRecords = 2, true, c.Switches.With(KIP966, true), "4.0.1", 1
 		switch g {
 		case GuardKRaftAlterPartitionLeaderEpoch, GuardKRaftAlterPartitionPartitionEpoch, GuardKRaftAlterPartitionEligible:
-			c.ELR, c.Lag, c.SessionLoss = false, 1, 1
+			c.Switches, c.Lag, c.SessionLoss = c.Switches.With(KIP966, false), 1, 1
 		case GuardKRaftReplayPartitionEpoch:
 			c.MaxRecords, c.Lag, c.Crash = 2, 1, 1
 		case GuardKRaftRegisterIncarnation:
-			c.Version, c.ELR, c.Crash, c.PowerLoss = "3.9", false, 1, 1 // 3.9: registration waits for the fencing
+			c.Version, c.Switches, c.Crash, c.PowerLoss = "3.9", c.Switches.With(KIP966, false), 1, 1 // 3.9: registration waits for the fencing
 		default:
 			c.Crash, c.PowerLoss = 1, 1
 		}

@@ -8,7 +8,7 @@ import (
 // kraftConfig is a KRaft configuration with every KRaft step and fault enabled.
 func kraftConfig(elr bool) Config {
 	c := DefaultConfig()
-	c.KRaft, c.ELR, c.Version = true, elr, "3.9"
+	c.KRaft, c.Switches, c.Version = true, c.Switches.With(KIP966, elr), "3.9"
 	if elr {
 		c.Version = "4.0.1" // ELR: opt-in from 4.0
 	}

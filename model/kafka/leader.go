@@ -29,7 +29,7 @@ func (m *Model) serveSteps(g *gen, l int) {
 	// LeaderAppend(l): a producer write with acks=all.
 	// Kafka: Partition.appendRecordsToLeader: NOT_ENOUGH_REPLICAS when the (committed) ISR
 	// is below min.insync.replicas; UnifiedLog.appendAsLeader stamps the leader epoch.
-	minISR := popcount(r.ISR) >= m.C.MinISR || m.off(GuardAppendMinISR)
+	minISR := r.Role == RoleLeader && (popcount(r.ISR) >= m.C.MinISR || m.off(GuardAppendMinISR)) // read for a leader only: a refusal counted (switches.go)
 	if r.Role == RoleLeader && minISR && int(s.Written) >= m.C.MaxRecords {
 		g.cutStep(act1(KindLeaderAppend, l), BoundMaxRecords)
 	} else if r.Role == RoleLeader && minISR {
@@ -125,7 +125,9 @@ func (m *Model) handleFetch(t *State, i int) {
 		if (e < req.Last || end < req.Off) && !m.off(GuardFetchDivergence) {
 			resp.HW, resp.DivE, resp.DivO = srv.HW, e, end
 			t.Net.add(resp)
-			if !m.fixed(FixBit13141) {
+			if m.fixed(FixBit13141) {
+				m.hit(Kafka13141.Branch(0)) // KAFKA-13141: no follower-state update
+			} else {
 				// Before KAFKA-13141 (3.0) the leader took the diverging follower's fetch
 				// offset as its log end offset anyway.
 				m.updateFollowerFetchState(t, int(req.To), int(req.From), req.Off, req.HW)

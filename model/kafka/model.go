@@ -83,29 +83,19 @@ type Config struct {
 	// PreferredElection (below) is the narrower preferred-replica election: only broker 1.
 	LeaderChange int
 
-	// Fix switches.
-	Fix18723 bool // KAFKA-18723: the follower appends no batch above its fetch's leader epoch, nor any after it
-	Fix13141 bool // KAFKA-13141: the leader updates no follower state from a fetch answered with a diverging epoch
-	Fix18991 bool // KAFKA-18991: the follower ignores a fetch response whose request epoch is not its fetch state's
-	Fix13077 bool // KAFKA-13077 (proposed, no upstream fix): a new leader repairs its epoch cache from its log
+	// Switches are the fix switches and proposals turned on (switches.go: each is declared in
+	// a switch_*.go file of its own). A fix a release profile contains is in force without
+	// its switch; Without takes it out.
+	Switches SwitchSet
 
-	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes, and two proposed fixes.
-	RecordSizes      int  // SizesUniform, SizesVaried or SizesDistinct
-	Fix18723Strict   bool // proposal, on KAFKA-18723's filter (the profile's or Fix18723): no batch below the follower's last batch epoch, nor any after it
-	Fix18723SendSide bool // proposal: a truncation aborts the sends whose unsent slice it cut
-	// FixCloseFlush is a proposal for the phantom epoch (FINDINGS.md): a clean shutdown
-	// writes the leader-epoch checkpoint when it closes the log (UnifiedLog.close), so that
-	// a truncation whose scheduled write the stopped scheduler dropped is on disk.
-	FixCloseFlush bool
+	// KAFKA-18723's residual (bytes.go, FINDINGS.md): record sizes.
+	RecordSizes int // SizesUniform, SizesVaried or SizesDistinct
 
 	// Control plane (controlplane.go), on when Controllers >= 2.
-	Controllers      int  // controller incarnations, 1..MaxControllers (0 counts as 1)
-	ControllerBroker int  // host broker of the first controller, 1..Brokers (0 counts as 1)
-	Failover         int  // fault budget: controller session losses (controller_failover)
-	SessionLoss      int  // fault budget: broker session losses, the broker process lives on (session_loss)
-	Fix6082          bool // KAFKA-6082: store writes are conditional on the controller-epoch version
-	Fix14154         bool // KAFKA-14154 (PR 12506): a controller answers NOT_CONTROLLER to a request ahead of it
-	Fix14154Proposed bool // KAFKA-14154 as proposed (PR 12499): no AlterPartition to a controller below the highest epoch seen
+	Controllers      int // controller incarnations, 1..MaxControllers (0 counts as 1)
+	ControllerBroker int // host broker of the first controller, 1..Brokers (0 counts as 1)
+	Failover         int // fault budget: controller session losses (controller_failover)
+	SessionLoss      int // fault budget: broker session losses, the broker process lives on (session_loss)
 
 	// Mechanisms off by default (mechanisms.go); each zero value leaves the model as it was.
 	//
@@ -130,10 +120,6 @@ type Config struct {
 	// KRaft turns on the KRaft control plane (kraft.go) instead of the single controller or
 	// the ZooKeeper plane (control_plane = "kraft").
 	KRaft bool
-	// ELR is KIP-966's Eligible Leader Replicas (eligible.leader.replicas.version = 1), with
-	// KRaft: a switch from 4.0.0 (opt-in), in the profiles of 4.1.0 and later (on for new
-	// clusters).
-	ELR bool
 	// QuorumFailover is a fault budget (quorum_failover): KRaft controller quorum leader
 	// changes.
 	QuorumFailover int
@@ -214,8 +200,14 @@ func (e errString) Error() string { return string(e) }
 // Model is the Kafka replication model for one Config.
 type Model struct {
 	C   Config
-	p   Profile // the mechanisms of C.Version
-	fix uint8   // the fixes in force: the profile's, without C.Without, plus the switches
+	p   Profile   // the mechanisms of C.Version
+	fix uint8     // the fixes in force: the profile's, without C.Without, plus the switches
+	sw  SwitchSet // the switches in force (switches.go)
+	// hooks are the extension points' switches in force; hits the branch and guard
+	// counters (switches.go), counted while count is on.
+	hooks hooks
+	hits  []uint64
+	count int
 	// perms is the symmetry group (symmetry.go), identity first; blocks the sets of
 	// brokers it permutes, moved their union.
 	perms  []Perm
@@ -237,7 +229,8 @@ func newModel(c Config) *Model {
 	if !ok {
 		panic("model: unknown version " + c.Version)
 	}
-	m := &Model{C: c, p: p, fix: c.effective(&p)}
+	m := &Model{C: c, p: p, fix: c.effective(&p), sw: c.inForce(&p)}
+	m.buildHooks()
 	m.blocks = m.Blocks()
 	for _, blk := range m.blocks {
 		m.moved |= blk
@@ -266,7 +259,7 @@ func (c *Config) validateVersion() error {
 		return errString("model: version = " + strconv.Quote(c.Version) + " is not a known release or release line")
 	}
 	for _, bit := range FixOrder {
-		name := FixNames[bit]
+		name := FixName(bit)
 		switch {
 		case c.fixesOf()&bit != 0 && p.Fixes&bit != 0:
 			return errString("model: fixes: " + name + " is already in version " + p.Name)
@@ -274,18 +267,11 @@ func (c *Config) validateVersion() error {
 			return errString("model: without: " + name + " is not in version " + p.Name)
 		}
 	}
-	if c.ELR && !p.CleanShutdownDetection {
-		return errString("model: fixes: KIP-966 (eligible leader replicas) needs version 4.0.0 or later; version " + p.Name +
-			" has it only at a metadata version that is not production-ready (4.0-IV0)")
+	if err := c.validateSwitches(&p); err != nil {
+		return err
 	}
 	if c.Controllers > 1 && !p.ZooKeeper {
 		return errString("model: controllers = " + strconv.Itoa(c.Controllers) + ": version " + p.Name + " has no ZooKeeper controller")
-	}
-	if c.Fix18723Strict && (c.effective(&p)&FixBit18723 == 0) {
-		return errString("model: fixes: KAFKA-18723-strict adds to KAFKA-18723's filter, not in force in version " + p.Name + " (add fixes KAFKA-18723)")
-	}
-	if (c.Fix14154 || c.Fix14154Proposed) && !p.AlterPartition {
-		return errString("model: fixes: KAFKA-14154 needs AlterPartition (KIP-497, 2.7); version " + p.Name + " has none")
 	}
 	return c.validateMutate(&p)
 }
@@ -706,7 +692,7 @@ func (m *Model) next(g *gen) {
 	for b := 0; b < m.nb(); b++ {
 		m.faultSteps(g, b)
 	}
-	if m.C.Fix18723SendSide {
+	if m.on(Kafka18723SendSide) {
 		for i := first; i < len(g.succ); i++ {
 			m.abortCutSends(&g.succ[i])
 		}

@@ -36,11 +36,11 @@ func deferredConfigs() map[string]Config {
 	kr := DefaultConfig()
 	kr.Version = "4.0.1"
 	kr.Brokers, kr.MinISR, kr.MaxRecords, kr.MaxEpoch = 4, 2, 1, 3
-	kr.KRaft, kr.ELR, kr.Crash, kr.PowerLoss, kr.SessionLoss, kr.ControlledShutdown = true, true, 1, 1, 1, 1
+	kr.KRaft, kr.Switches, kr.Crash, kr.PowerLoss, kr.SessionLoss, kr.ControlledShutdown = true, kr.Switches.With(KIP966, true), 1, 1, 1, 1
 	kr.QuorumFailover = 1
 
 	kru := kr
-	kru.ELR, kru.UncleanElection, kru.MinISR = false, true, 1
+	kru.Switches, kru.UncleanElection, kru.MinISR = kru.Switches.With(KIP966, false), true, 1
 	return map[string]Config{"single": single, "control-plane": cp, "host-in-the-middle": mid,
 		"0.11": zk, "kraft-elr": kr, "kraft-unclean": kru}
 }

@@ -17,7 +17,7 @@ import (
 func porWhyConfig() Config {
 	c := DefaultConfig()
 	c.Brokers, c.MaxRecords, c.MaxEpoch, c.MaxFetchRecords, c.LeaderChange = 3, 3, 2, 1, 1
-	c.Version, c.Fix18723 = "3.9.0", true
+	c.Version, c.Switches = "3.9.0", c.Switches.With(Kafka18723, true)
 	return c
 }
 

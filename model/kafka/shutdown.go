@@ -74,7 +74,10 @@ func (m *Model) beginShutdown(t *State, b int) {
 func (m *Model) stopClean(t *State, b int) {
 	r := &t.B[b]
 	registered := !r.Register
-	if m.C.FixCloseFlush {
+	if m.on(Kafka16541CloseFlush) {
+		if r.NStale > 0 {
+			m.hit(Kafka16541CloseFlush.Branch(0))
+		}
 		r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0 // the proposal: the close writes the cache
 	}
 	m.stop(t, b, r.NCache+r.NStale, 0, r.LEO, false)

@@ -39,28 +39,11 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 			}
 			if k == "fixes" {
 				for _, fix := range strings.Split(v, ",") {
-					switch fix {
-					case "KAFKA-18723":
-						c.Fix18723 = true
-					case "KAFKA-13077":
-						c.Fix13077 = true
-					case "KAFKA-6082":
-						c.Fix6082 = true
-					case "KAFKA-14154":
-						c.Fix14154 = true
-					case "KAFKA-14154-proposed":
-						c.Fix14154Proposed = true
-					case "KAFKA-18723-strict":
-						c.Fix18723Strict = true
-					case "KAFKA-18723-send-side":
-						c.Fix18723SendSide = true
-					case "KAFKA-13141":
-						c.Fix13141 = true
-					case "KAFKA-18991":
-						c.Fix18991 = true
-					default:
+					sw, ok := SwitchByName(fix)
+					if !ok {
 						t.Fatalf("config: unknown fix %q", fix)
 					}
+					c.Switches = c.Switches.With(sw, true)
 				}
 				continue
 			}
@@ -70,10 +53,8 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 			}
 			if k == "without" {
 				for _, fix := range strings.Split(v, ",") {
-					for bit, name := range FixNames {
-						if name == fix {
-							c.Without |= bit
-						}
+					if sw, ok := SwitchByName(fix); ok {
+						c.Without |= sw.Fix
 					}
 				}
 				continue
@@ -87,7 +68,11 @@ func (tr *transcript) exec(t *testing.T, cmd string, input []string) string {
 				if err != nil {
 					t.Fatalf("config: %s: %v", k, err)
 				}
-				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash, "elr": &c.ELR}[k] = on
+				if k == "elr" {
+					c.Switches = c.Switches.With(KIP966, on)
+					continue
+				}
+				*map[string]*bool{"unclean_election": &c.UncleanElection, "controller_host_crash": &c.ControllerHostCrash}[k] = on
 				continue
 			}
 			if k == "record_sizes" {

@@ -118,10 +118,6 @@ const (
 // FixOrder lists the fix bits in the order they are printed.
 var FixOrder = [numFixBits]uint8{FixBit6082, FixBit13141, FixBit14154, FixBit18723, FixBit18991, FixBitELR}
 
-// FixNames names the fix bits as specs do.
-var FixNames = map[uint8]string{FixBit6082: "KAFKA-6082", FixBit14154: "KAFKA-14154", FixBit18723: "KAFKA-18723",
-	FixBit13141: "KAFKA-13141", FixBit18991: "KAFKA-18991", FixBitELR: "KIP-966"}
-
 // The fixes each group of releases contains.
 const (
 	fixes27 = FixBit6082 | FixBit13141            // 2.7.2, 2.8.1, 2.8.2
@@ -218,21 +214,6 @@ func ProfileByName(name string) (Profile, bool) {
 	return Profile{}, false
 }
 
-// fixesOf is the fix bits that Config's own switches turn on.
-func (c *Config) fixesOf() uint8 {
-	var b uint8
-	for _, f := range [...]struct {
-		on  bool
-		bit uint8
-	}{{c.Fix6082, FixBit6082}, {c.Fix14154, FixBit14154}, {c.Fix18723, FixBit18723},
-		{c.Fix13141, FixBit13141}, {c.Fix18991, FixBit18991}, {c.ELR, FixBitELR}} {
-		if f.on {
-			b |= f.bit
-		}
-	}
-	return b
-}
-
 // effective is the set of fixes in force: the profile's, without Config.Without, plus the
 // switches.
 func (c *Config) effective(p *Profile) uint8 {
@@ -271,7 +252,7 @@ func (p Profile) Mechanisms() []string {
 	add(p.ZooKeeper, "the active controller dies with its host, controller_host_crash (controllers >= 2)")
 	for _, bit := range FixOrder {
 		if p.Fixes&bit != 0 {
-			out = append(out, "fix "+FixNames[bit])
+			out = append(out, "fix "+FixName(bit))
 		}
 	}
 	return out
