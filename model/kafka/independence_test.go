@@ -47,7 +47,7 @@ func porConfigs() map[string]kafka.Config {
 	out["mechanisms"] = c
 	c = base
 	c.Brokers, c.MaxRecords, c.MaxFetchRecords, c.LeaderChange = 2, 3, 2, 1
-	c.Version, c.Fix18723SendSide = "3.9.0", false
+	c.Version, c.Switches = "3.9.0", c.Switches.With(kafka.Kafka18723SendSide, false)
 	out["two-brokers-fetch-2"] = c
 	return out
 }
