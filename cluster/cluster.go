@@ -13,6 +13,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -31,8 +32,20 @@ import (
 // most about 512 KiB (claim batches, transfers of states), its level reports a little more.
 const maxPayload = 8 << 20
 
-// callTimeout bounds one request of the search: a level's expansion by a part is one.
-var callTimeout = 30 * time.Minute
+// callTimeout bounds one request of the coordinator to a part (a level's expansion by a part
+// is one), peerTimeout one request of a part to another (claims, wins, states: small work).
+var (
+	callTimeout = 30 * time.Minute
+	peerTimeout = 5 * time.Minute
+)
+
+// maxParts is the most parts a search has: the seen set's 256 shards are spread over them.
+const maxParts = 256
+
+// RefusedError says why a search cannot run partitioned (a usage error: exit 2).
+type RefusedError struct{ Why string }
+
+func (e *RefusedError) Error() string { return e.Why }
 
 // Wire counts the messages and bytes a search sent over NATS (requests and replies).
 type Wire struct {
@@ -42,17 +55,32 @@ type Wire struct {
 // transport is checker.Transport over NATS request and reply: part i answers on
 // <prefix>.p<i>.
 type transport struct {
-	nc     *nats.Conn
-	prefix string
-	msgs   *atomic.Int64
-	bytes  *atomic.Int64
+	nc      *nats.Conn
+	prefix  string
+	msgs    *atomic.Int64
+	bytes   *atomic.Int64
+	ctx     context.Context // ends the calls under way when the run is given up (nil: never)
+	timeout time.Duration   // of one call (0: callTimeout)
 }
 
 func partSubject(prefix string, i int) string { return prefix + ".p" + strconv.Itoa(i) }
 
 func (t *transport) Call(to int, req []byte) ([]byte, error) {
-	m, err := t.nc.Request(partSubject(t.prefix, to), req, callTimeout)
+	ctx := t.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	timeout := t.timeout
+	if timeout <= 0 {
+		timeout = callTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	m, err := t.nc.RequestWithContext(ctx, partSubject(t.prefix, to), req)
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+			err = cause
+		}
 		return nil, fmt.Errorf("part %d: %w", to, err)
 	}
 	t.msgs.Add(2)
@@ -124,11 +152,11 @@ func partOptions(opts checker.Options, workers int) checker.Options {
 // that opens no socket, and returns the result the single-process engine gives, and what
 // went over NATS.
 func CheckPartitions(r checker.Runnable, opts checker.Options, n int) (checker.Result, Wire, error) {
-	if n < 1 {
-		return checker.Result{}, Wire{}, fmt.Errorf("--partitions must be at least 1 (got %d)", n)
+	if n < 1 || n > maxParts {
+		return checker.Result{}, Wire{}, &RefusedError{fmt.Sprintf("--partitions must be 1 to %d (got %d)", maxParts, n)}
 	}
 	if why := checker.PartitionRefusal(r, opts); why != "" {
-		return checker.Result{}, Wire{}, errors.New(why)
+		return checker.Result{}, Wire{}, &RefusedError{why}
 	}
 	pr := r.(checker.Partitioner)
 	ns, err := startServer(&server.Options{ServerName: "kmc-partitions", DontListen: true, NoLog: true})

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// clusterTests skips a multi-process test unless KMC_CLUSTER_TESTS is set (make cluster-test).
+func clusterTests(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("KMC_CLUSTER_TESTS") == "" {
+		t.Skip("starts kmc node processes: set KMC_CLUSTER_TESTS=1 (make cluster-test)")
+	}
+	return kmcBinary(t)
+}
+
+// freePort is a loopback port nothing listens on (at the time of asking).
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// node is a kmc node process of a test.
+type node struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// startNodes starts n kmc node processes on loopback, clustered by routes, and waits until
+// each takes runs. They are killed when the test ends.
+func startNodes(t *testing.T, bin string, n int, extra ...string) []*node {
+	t.Helper()
+	cports := make([]int, n)
+	var routes []string
+	for i := range cports {
+		cports[i] = freePort(t)
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", cports[i]))
+	}
+	var nodes []*node
+	for i := range n {
+		port := freePort(t)
+		args := append([]string{"node", "--data", filepath.Join(t.TempDir(), "n"), "--name", fmt.Sprintf("n%d", i+1),
+			"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", cports[i]),
+			"--routes", strings.Join(routes, ","), "--workers", "1"}, extra...)
+		cmd := exec.Command(bin, args...)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		ready := make(chan string, 1)
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
+					ready <- strings.Fields(u)[0]
+				}
+			}
+		}()
+		select {
+		case u := <-ready:
+			nodes = append(nodes, &node{cmd: cmd, url: u})
+		case <-time.After(30 * time.Second):
+			t.Fatalf("node %d did not start in 30s", i+1)
+		}
+	}
+	return nodes
+}
+
+// withoutTime drops the lines that say how long a search took.
+func withoutTime(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "Finished in ") && !strings.HasPrefix(l, "Progress(") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestClusterParity: three kmc node processes on loopback run kmc check --cluster with the
+// single process's output (verdicts, counts, depth, traces) and counterexample files, byte
+// for byte; --partitions 2 does too.
+func TestClusterParity(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	runs := [][]string{
+		{"../../specs/twophase.toml"},
+		{"../../specs/twophase.toml", "--check", "fixed", "--set", "rms=5", "--coverage"},
+		{"../../specs/kafka-18723.toml", "--check", "buggy"},
+		{"../../specs/kafka-13141.toml", "--deadlock"},
+		{"../../specs/kafka-13141.toml", "--check", "v3-3", "--set", "brokers=4", "--max-states", "20000"},
+	}
+	for _, args := range runs {
+		name := strings.Join(args, " ")
+		dir := t.TempDir()
+		single := append([]string{"check", "--workers", "2", "--out", filepath.Join(dir, "single")}, args...)
+		code, want, _ := runBinary(t, exec.Command(bin, single...))
+		for _, mode := range [][]string{{"--cluster", nodes[1].url, "--nodes", "3"}, {"--partitions", "2"}} {
+			out := filepath.Join(dir, mode[0][2:])
+			dist := append(append([]string{"check", "--workers", "2", "--out", out}, args...), mode...)
+			gotCode, got, stderr := runBinary(t, exec.Command(bin, dist...))
+			got = strings.ReplaceAll(got, out, filepath.Join(dir, "single"))
+			if gotCode != code || withoutTime(got) != withoutTime(want) {
+				t.Errorf("%s %s: exit %d, want %d; output differs:\n%s\nwant:\n%s\nstderr:\n%s", name, mode[0], gotCode, code, got, want, stderr)
+			}
+			if !strings.Contains(stderr, "over NATS") {
+				t.Errorf("%s %s: stderr does not say what went over NATS:\n%s", name, mode[0], stderr)
+			}
+			for _, f := range []string{"trace.txt", "trace.itf.json"} {
+				matches, _ := filepath.Glob(filepath.Join(dir, "single", "*", f))
+				for _, m := range matches {
+					rel, _ := filepath.Rel(filepath.Join(dir, "single"), m)
+					a, _ := os.ReadFile(m)
+					b, err := os.ReadFile(filepath.Join(out, rel))
+					if err != nil || string(a) != string(b) {
+						t.Errorf("%s %s: %s differs from the single process's (%v)", name, mode[0], rel, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClusterNodeLost: a node killed (SIGKILL) while a search runs ends the search with
+// verdict incomplete naming the lost part, in bounded time, not a hang; the other nodes then
+// take a new run with the right answer.
+func TestClusterNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	cmd := exec.Command(bin, "check", "../../specs/twophase.toml", "--check", "fixed", "--set", "rms=8", "--cluster", nodes[0].url, "--nodes", "3")
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
+	time.Sleep(3 * time.Second)
+	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the search did not end within 2 minutes of a node's loss")
+	}
+	if code != exitIncomplete || !strings.Contains(stdout+stderr, "partitioned search: part") {
+		t.Errorf("got exit %d, want %d with the lost part named:\n%s\n%s", code, exitIncomplete, stdout, stderr)
+	}
+	code, got, _ := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--cluster", nodes[0].url, "--nodes", "2"))
+	_, want, _ := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml"))
+	if code != exitSafety || withoutTime(got) != withoutTime(want) {
+		t.Errorf("after the loss, two nodes: exit %d, output\n%s\nwant\n%s", code, got, want)
+	}
+}
+
+// TestNodeRefusals: beyond loopback a node needs a token; a check refuses liveness across
+// nodes, and a cluster with too few nodes.
+func TestNodeRefusals(t *testing.T) {
+	bin := clusterTests(t)
+	code, _, stderr := runBinary(t, exec.Command(bin, "node", "--data", t.TempDir(), "--listen", "0.0.0.0:0"))
+	if code != exitUsage || !strings.Contains(stderr, "--token") {
+		t.Errorf("node on 0.0.0.0 without a token: exit %d, stderr %s", code, stderr)
+	}
+	nodes := startNodes(t, bin, 1)
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/kafka-14154.toml", "--check", "buggy", "--cluster", nodes[0].url))
+	if code != exitUsage || !strings.Contains(stderr, "liveness") {
+		t.Errorf("liveness across nodes: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--cluster", nodes[0].url, "--nodes", "2"))
+	if code == exitOK || !strings.Contains(stderr, "found 1 nodes") {
+		t.Errorf("too few nodes: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestNodeToken: a node with a token refuses a coordinator without it and serves one with it.
+func TestNodeToken(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 1, "--token", "s3cret")
+	code, _, stderr := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--check", "fixed", "--cluster", nodes[0].url))
+	if code == exitOK || !strings.Contains(strings.ToLower(stderr), "authorization") {
+		t.Errorf("without the token: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--check", "fixed", "--cluster", nodes[0].url, "--token", "s3cret"))
+	if code != exitOK {
+		t.Errorf("with the token: exit %d, stderr %s", code, stderr)
+	}
+}
