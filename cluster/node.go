@@ -215,8 +215,8 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		run    string
 		cancel context.CancelFunc // ends the run's calls under way
 		sub    *nats.Subscription
-		msgs atomic.Int64
-		byts atomic.Int64
+		msgs   atomic.Int64
+		byts   atomic.Int64
 	)
 	hello, _ := json.Marshal(map[string]string{"id": id, "version": checkpoint.Version()})
 	if _, err := nc.Subscribe(helloSubject, func(m *nats.Msg) { _ = m.Respond(hello) }); err != nil {
