@@ -23,6 +23,9 @@ type SimulateOptions struct {
 	Command func(run int64) string
 	// OnEvent, when set, gets SimulateStarted, SimulateProgress and Searched.
 	OnEvent func(Event)
+	// Run, when set, takes the walks instead of this process (r.Simulate): kmc simulate
+	// --cluster (package cluster). An error is its refusal.
+	Run func(c *specs.Check, r checker.Runnable, so checker.SimOptions) (checker.SimResult, error)
 }
 
 // SimulateResult is what Simulate found.
@@ -54,7 +57,14 @@ func Simulate(ctx context.Context, spec *specs.Spec, name string, o SimulateOpti
 	so.Progress = func(st checker.SimStats) { emit(SimulateProgress{st}) }
 	so.Stop = ctx.Done()
 	emit(SimulateStarted{Spec: spec, Check: c, Options: so})
-	res := &SimulateResult{SimResult: r.Simulate(so)}
+	res := &SimulateResult{}
+	if o.Run != nil {
+		if res.SimResult, err = o.Run(c, r, so); err != nil {
+			return nil, err
+		}
+	} else {
+		res.SimResult = r.Simulate(so)
+	}
 	emit(Searched{})
 	if res.Verdict == checker.Incomplete && ctx.Err() != nil {
 		res.Reason, res.Interrupted = Interrupted, true

@@ -227,23 +227,9 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		if err := json.Unmarshal(m.Data, &s); err != nil {
 			return fmt.Errorf("node %s: a malformed run: %w", id, err)
 		}
-		if s.Version != checkpoint.Version() {
-			return fmt.Errorf("node %s refuses run %s: it comes from another kmc build (%s; this node is %s)", id, s.Run, s.Version, checkpoint.Version())
-		}
-		if sha(s.Spec) != s.SpecSHA {
-			return fmt.Errorf("node %s refuses run %s: the spec's SHA-256 is not %s", id, s.Run, s.SpecSHA)
-		}
-		spec, err := specs.Parse(s.SpecPath, s.Spec, s.Sets)
+		r, copts, c, err := s.build(id)
 		if err != nil {
-			return fmt.Errorf("node %s: %w", id, err)
-		}
-		c, err := app.PickCheck(spec, s.Check)
-		if err != nil {
-			return fmt.Errorf("node %s: %w", id, err)
-		}
-		r, copts, err := spec.Runnable(c)
-		if err != nil {
-			return fmt.Errorf("node %s: %w", id, err)
+			return err
 		}
 		s.Opts.apply(&copts)
 		copts.Workers = o.Workers
@@ -287,6 +273,34 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 	}); err != nil {
 		return err
 	}
+	simulate := func(m *nats.Msg) error {
+		var s simStart
+		if err := json.Unmarshal(m.Data, &s); err != nil {
+			return fmt.Errorf("node %s: a malformed swarm: %w", id, err)
+		}
+		r, copts, c, err := s.build(id)
+		if err != nil {
+			return err
+		}
+		if _, ok := r.(checker.SimBlocker); !ok {
+			return fmt.Errorf("node %s: this model cannot take walks in blocks", id)
+		}
+		so := checker.SimOptions{Seed: s.Seed, Depth: s.Depth, Deadlock: s.Deadlock, Bias: s.Bias, Workers: o.Workers,
+			FairnessOverride: copts.FairnessOverride}
+		mu.Lock()
+		defer mu.Unlock()
+		if run != "" {
+			return fmt.Errorf("node %s is busy with run %s", id, run)
+		}
+		rctx, rcancel := context.WithCancel(ctx)
+		run, cancel, sub = s.Run, rcancel, nil
+		fmt.Fprintf(o.Log, "kmc node %s: swarm %s: walks of %s check %s\n", id, s.Run, s.SpecPath, c.Name)
+		go walkBlocks(rctx, nc, r.(checker.SimBlocker), s, so, o.Log, id)
+		return nil
+	}
+	if _, err := nc.Subscribe(nodePrefix+id+".simulate", func(m *nats.Msg) { reply(m, nil, simulate(m)) }); err != nil {
+		return err
+	}
 	if _, err := nc.Subscribe(nodePrefix+id+".ping", func(m *nats.Msg) { _ = m.Respond(nil) }); err != nil {
 		return err
 	}
@@ -297,8 +311,10 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		var w []byte
-		if run == string(m.Data) && sub != nil {
-			_ = sub.Unsubscribe()
+		if run == string(m.Data) {
+			if sub != nil {
+				_ = sub.Unsubscribe()
+			}
 			cancel()
 			fmt.Fprintf(o.Log, "kmc node %s: run %s ended\n", id, run)
 			run, sub = "", nil
@@ -324,8 +340,9 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 type ClusterRun struct {
 	URL   string // a node's (or any NATS server of the nodes') client URL
 	Token string
-	Nodes int           // parts: this many nodes (0: every node that answers within Wait)
-	Wait  time.Duration // how long to look for the nodes (0: 10s)
+	Nodes int // parts: this many nodes (0: every node that answers within Wait)
+	// Wait is how long to look for the nodes (0: 10s for Nodes, 2s to take all that answer).
+	Wait time.Duration
 	// The spec as the coordinator loaded it: path, text, --set values, and the check.
 	SpecPath string
 	Spec     []byte
@@ -412,6 +429,9 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 	if wait <= 0 {
 		wait = 10 * time.Second
+		if n == 0 {
+			wait = 2 * time.Second // every node answers within a round or two
+		}
 	}
 	inbox := nats.NewInbox()
 	sub, err := nc.SubscribeSync(inbox)
@@ -514,4 +534,28 @@ func awaitParts(nc *nats.Conn, prefix string, parts int) error {
 		}
 	}
 	return nil
+}
+
+// build checks that a run comes from this kmc build with its spec intact, and builds its
+// check from the spec's text.
+func (s *startMsg) build(id string) (checker.Runnable, checker.Options, *specs.Check, error) {
+	if s.Version != checkpoint.Version() {
+		return nil, checker.Options{}, nil, fmt.Errorf("node %s refuses run %s: it comes from another kmc build (%s; this node is %s)", id, s.Run, s.Version, checkpoint.Version())
+	}
+	if sha(s.Spec) != s.SpecSHA {
+		return nil, checker.Options{}, nil, fmt.Errorf("node %s refuses run %s: the spec's SHA-256 is not %s", id, s.Run, s.SpecSHA)
+	}
+	spec, err := specs.Parse(s.SpecPath, s.Spec, s.Sets)
+	if err != nil {
+		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
+	}
+	c, err := app.PickCheck(spec, s.Check)
+	if err != nil {
+		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
+	}
+	r, opts, err := spec.Runnable(c)
+	if err != nil {
+		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
+	}
+	return r, opts, c, nil
 }

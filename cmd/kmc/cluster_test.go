@@ -200,3 +200,41 @@ func TestNodeToken(t *testing.T) {
 		t.Errorf("with the token: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// withoutWalkStats drops, besides the time, the line of a simulation's counts: at a violation
+// one process also counts the walks above it that were under way, which depends on timing.
+func withoutWalkStats(s string) string {
+	var out []string
+	for _, l := range strings.Split(withoutTime(s), "\n") {
+		if !strings.Contains(l, " walks, ") || !strings.Contains(l, "states visited") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestClusterSimulate: a swarm across three kmc node processes prints what one process
+// prints for the same seed: the violating walk and its trace, and without a violation every
+// count, the HyperLogLog estimate included.
+func TestClusterSimulate(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	runs := [][]string{
+		{"../../specs/twophase.toml", "--seed", "7", "--runs", "2000"},
+		{"../../specs/kafka-18723.toml", "--check", "buggy", "--seed", "3", "--runs", "3000", "--depth", "60"},
+		{"../../specs/kafka-13141.toml", "--check", "v2-8", "--seed", "11", "--runs", "1500", "--bias", "delay"},
+	}
+	for _, args := range runs {
+		name := strings.Join(args, " ")
+		sim := append([]string{"simulate", "--workers", "2"}, args...)
+		code, want, _ := runBinary(t, exec.Command(bin, sim...))
+		gotCode, got, stderr := runBinary(t, exec.Command(bin, append(sim, "--cluster", nodes[0].url, "--nodes", "3", "--block", "128")...))
+		cmp := withoutTime
+		if code != exitOK {
+			cmp = withoutWalkStats
+		}
+		if gotCode != code || cmp(got) != cmp(want) {
+			t.Errorf("%s: exit %d, want %d; output differs:\n%s\nwant:\n%s\nstderr:\n%s", name, gotCode, code, got, want, stderr)
+		}
+	}
+}

@@ -25,8 +25,47 @@ type distFlags struct {
 func (d *distFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
 	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
-	fs.IntVar(&d.nodes, "nodes", 0, "with --cluster, use `N` nodes (default: every node that answers within 10s)")
+	d.addNodes(fs)
+}
+
+func (d *distFlags) addNodes(fs *pflag.FlagSet) {
+	fs.IntVar(&d.nodes, "nodes", 0, "with --cluster, use `N` nodes (default: every node that answers within 2s)")
 	fs.StringVar(&d.token, "token", "", "with --cluster, the nodes' `TOKEN` (default: $KMC_NATS_TOKEN)")
+}
+
+// addCluster adds kmc simulate's flags: the walks across nodes.
+func (d *distFlags) addCluster(fs *pflag.FlagSet) {
+	fs.StringVar(&d.url, "cluster", "", "take the walks across the kmc nodes reached at NATS `URL` (kmc node), in blocks handed out by a JetStream work queue: the same result as one process for the seed (needs --runs, no --time)")
+	d.addNodes(fs)
+}
+
+// checkCluster is check for kmc simulate.
+func (d *distFlags) checkCluster(cmd string, stderr io.Writer) (int, bool) {
+	if d.url == "" && (d.nodes != 0 || d.token != "") {
+		return usageError(stderr, cmd, "--nodes and --token need --cluster"), false
+	}
+	if d.nodes < 0 {
+		return usageError(stderr, cmd, "--nodes must not be negative (got %d)", d.nodes), false
+	}
+	if d.token == "" {
+		d.token = os.Getenv("KMC_NATS_TOKEN")
+	}
+	return exitOK, true
+}
+
+// simRunner is app.SimulateOptions.Run for --cluster, or nil.
+func (d *distFlags) simRunner(path string, sets []string, block int64) func(*specs.Check, checker.Runnable, checker.SimOptions) (checker.SimResult, error) {
+	if d.url == "" {
+		return nil
+	}
+	return func(c *specs.Check, r checker.Runnable, so checker.SimOptions) (checker.SimResult, error) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return checker.SimResult{}, fmt.Errorf("read spec: %w", err)
+		}
+		return cluster.SimulateCluster(r, so, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
+			SpecPath: path, Spec: src, Sets: sets, Check: c.Name}, block)
+	}
 }
 
 // check refuses combinations that make no sense.
@@ -38,6 +77,8 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 		return usageError(stderr, "check", "--partitions and --cluster exclude each other"), false
 	case d.url == "" && (d.nodes != 0 || d.token != ""):
 		return usageError(stderr, "check", "--nodes and --token need --cluster"), false
+	case d.nodes < 0:
+		return usageError(stderr, "check", "--nodes must not be negative (got %d)", d.nodes), false
 	}
 	if d.token == "" {
 		d.token = os.Getenv("KMC_NATS_TOKEN")
