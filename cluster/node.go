@@ -348,6 +348,8 @@ type ClusterRun struct {
 	Spec     []byte
 	Sets     []string
 	Check    string
+	// Log, when set, hears of a node lost and the search started over.
+	Log io.Writer
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -372,6 +374,32 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	if err != nil {
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
+	var total Wire
+	for {
+		res, wire, lost, err := runCluster(nc, ids, r, opts, cr)
+		total.Messages += wire.Messages
+		total.Bytes += wire.Bytes
+		if err != nil || lost == nil || len(ids) == 1 {
+			return res, total, err
+		}
+		// A node was lost: the search starts over with the nodes left, which gives the same
+		// result (it is a deterministic function of the spec and options, whatever the number
+		// of parts). The work done so far is lost: level checkpoints to roll back to are not
+		// taken yet.
+		left, ferr := findNodes(nc, 0, 0)
+		if ferr != nil {
+			return res, total, nil
+		}
+		if cr.Log != nil {
+			fmt.Fprintf(cr.Log, "kmc: %v: starting the search over with %d nodes\n", lost, len(left))
+		}
+		ids = left
+	}
+}
+
+// runCluster runs one attempt of a search across nodes ids. lost, when not nil, says which
+// node was lost and made the attempt fail.
+func runCluster(nc *nats.Conn, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
 	run := runID()
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
 		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts)}
@@ -395,10 +423,10 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		b, _ := json.Marshal(s)
 		m, err := nc.Request(nodePrefix+id+".start", b, time.Minute)
 		if err != nil {
-			return checker.Result{}, Wire{}, fmt.Errorf("start part %d on node %s: %w", i, id, err)
+			return checker.Result{}, Wire{}, nil, fmt.Errorf("start part %d on node %s: %w", i, id, err)
 		}
 		if len(m.Data) == 0 || m.Data[0] != 0 {
-			return checker.Result{}, Wire{}, errors.New(string(m.Data[min(1, len(m.Data)):]))
+			return checker.Result{}, Wire{}, nil, errors.New(string(m.Data[min(1, len(m.Data)):]))
 		}
 		started = append(started, id)
 	}
@@ -410,18 +438,32 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 			err = errors.New(string(m.Data[min(1, len(m.Data)):]))
 		}
 		if err != nil {
-			return checker.Result{}, Wire{}, fmt.Errorf("node %s: %w", id, err)
+			return checker.Result{}, Wire{}, nil, fmt.Errorf("node %s: %w", id, err)
 		}
 	}
 	if err := awaitParts(nc, "kmc."+run, len(ids)); err != nil {
-		return checker.Result{}, Wire{}, err
+		return checker.Result{}, Wire{}, nil, err
 	}
 	ctx, lost := context.WithCancelCause(context.Background())
 	defer lost(nil)
 	go watch(ctx, nc, ids, lost)
 	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx})
 	end()
-	return res, Wire{Messages: msgs.Load(), Bytes: byts.Load()}, nil
+	var lostErr error
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		lostErr = cause
+	} else if res.Verdict == checker.Incomplete && strings.HasPrefix(res.Reason, "partitioned search:") {
+		// A part's call failed before the watch noticed: is a node gone?
+		for i, id := range ids {
+			if _, err := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); err != nil {
+				if _, err = nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); err != nil {
+					lostErr = fmt.Errorf("node %s (part %d) is lost: %w", id, i, err)
+					break
+				}
+			}
+		}
+	}
+	return res, Wire{Messages: msgs.Load(), Bytes: byts.Load()}, lostErr, nil
 }
 
 // findNodes asks the nodes for their ids until n answer (n = 0: those that answer within

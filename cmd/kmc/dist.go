@@ -106,7 +106,7 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 				return res, fmt.Errorf("read spec: %w", err)
 			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
-				SpecPath: path, Spec: src, Sets: sets, Check: c.Name})
+				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {
