@@ -182,6 +182,9 @@ func (p *part[S]) Handle(req []byte) ([]byte, error) {
 		return p.expandLevel(r)
 	case opClaim:
 		n := int(r.u32())
+		if 16*n != len(r.b) {
+			return nil, errors.New("partitioned search: a claim batch of the wrong length")
+		}
 		p.mu.Lock()
 		for range n {
 			fp, key := r.u64(), r.u64()
@@ -193,6 +196,9 @@ func (p *part[S]) Handle(req []byte) ([]byte, error) {
 		return nil, p.resolve()
 	case opWins:
 		n := int(r.u32())
+		if 8*n != len(r.b) {
+			return nil, errors.New("partitioned search: a list of winners of the wrong length")
+		}
 		p.mu.Lock()
 		for range n {
 			p.wins = append(p.wins, r.u64())
@@ -289,6 +295,13 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	}
 	if r.err != nil {
 		return nil, r.err
+	}
+	at := p.base
+	for i, rg := range p.ranges {
+		if rg.a != at || rg.b < rg.a || (i == p.w-1 && rg.b != p.base+p.size) || p.size > maxState || p.base+p.size > maxState {
+			return nil, errors.New("partitioned search: the ranges of level " + strconv.Itoa(p.level) + " do not cover it in order")
+		}
+		at = rg.b
 	}
 	if len(p.arena) > 0 {
 		// the previous level's candidates, whose encodings went to the next level's owners
@@ -538,6 +551,9 @@ func (p *part[S]) next(r *rd) error {
 		return r.err
 	}
 	keep = min(keep, uint64(len(p.won)))
+	if off > maxState || off+keep > maxState {
+		return errors.New("partitioned search: state indices beyond the engine's most")
+	}
 	if keep == 0 {
 		return nil
 	}

@@ -105,3 +105,33 @@ func TestPartitionRefusal(t *testing.T) {
 		t.Errorf("safety: refused: %s", why)
 	}
 }
+
+// FuzzPartHandle: a part refuses a malformed message with an error, never a panic.
+func FuzzPartHandle(f *testing.F) {
+	var w wr
+	w.b = append(w.b, opExpand)
+	w.u32(1)
+	w.u64(0)
+	w.u64(1)
+	w.u64(0)
+	w.u64(1)
+	f.Add(w.b)
+	f.Add([]byte{opClaim, 1, 0, 0, 0})
+	f.Add([]byte{opWins, 2, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{opNext, 0, 0, 0, 0, 0, 0, 0, 0, 5})
+	f.Add([]byte{opXfer, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3})
+	f.Add([]byte{opLink, 9, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{opResolve})
+	f.Add([]byte{opCommit})
+	f.Add([]byte{opFinish})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		tr := &memTransport{}
+		p, err := Bind(counters{N: 2}, []Property[cstate]{sumIs(3)}).(Partitioner).NewPart(Options{Workers: 1}, 1, 0, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.parts = []Part{p}
+		_, _ = p.Handle(msg)
+		_, _ = p.Handle([]byte{opExpand, 1, 0, 0, 0})
+	})
+}
