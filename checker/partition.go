@@ -129,13 +129,13 @@ type part[S any] struct {
 	ranges []prange
 
 	mu      sync.Mutex
-	pending map[uint64]uint64 // owner: fingerprint → least key claimed
+	pending keyTable // owner: fingerprint → least key claimed
 	wins    []uint64          // claimant: its winning keys
 	inbox   []xferPiece       // the next level's encodings sent to this part
 
 	cands []pcand // claimant: in key order
 	arena []byte
-	dedup map[uint64]struct{}
+	dedup keyTable // the level's candidates' fingerprints
 	won   []pcand
 	out   [][]uint64 // claims per owner, fp and key interleaved
 
@@ -163,7 +163,7 @@ func newPart[S any](m Model[S], props []Property[S], opts Options, parts, index 
 	}
 	e.inits = e.initStates()
 	e.start = time.Now()
-	p := &part[S]{e: e, w: parts, me: index, t: t, pending: map[uint64]uint64{}, dedup: map[uint64]struct{}{}}
+	p := &part[S]{e: e, w: parts, me: index, t: t}
 	p.out = make([][]uint64, parts)
 	return p, nil
 }
@@ -239,9 +239,7 @@ func (p *part[S]) claim(fp, key uint64) {
 	if p.e.set.shards[shardOf(fp)].has(fp) {
 		return
 	}
-	if k, ok := p.pending[fp]; !ok || key < k {
-		p.pending[fp] = key
-	}
+	p.pending.offer(fp, key)
 }
 
 // send sends the claims buffered for owner o (or applies them here).
@@ -270,10 +268,9 @@ func (p *part[S]) send(o int) error {
 }
 
 func (p *part[S]) addCand(fp, key uint64, enc []byte, orbit uint32) error {
-	if _, dup := p.dedup[fp]; dup {
+	if !p.dedup.offer(fp, key) {
 		return nil
 	}
-	p.dedup[fp] = struct{}{}
 	p.cands = append(p.cands, pcand{fp: fp, key: key, off: uint32(len(p.arena)), n: uint32(len(enc)), orbit: orbit})
 	p.arena = append(p.arena, enc...)
 	o := p.owner(fp)
@@ -308,7 +305,7 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 		p.arena = p.arena[:0]
 	}
 	p.cands = p.cands[:0]
-	clear(p.dedup)
+	p.dedup.reset()
 	p.stopped = false
 	var w wr
 	p.record(&w, ^uint32(0), violation{})
@@ -469,12 +466,16 @@ func (p *part[S]) claimant(key uint64) int {
 func (p *part[S]) resolve() error {
 	p.mu.Lock()
 	byPart := make([][]uint64, p.w)
-	for fp, key := range p.pending {
+	for i, fp := range p.pending.fps {
+		if fp == 0 {
+			continue
+		}
+		key := p.pending.keys[i]
 		p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
 		c := p.claimant(key)
 		byPart[c] = append(byPart[c], key)
 	}
-	clear(p.pending)
+	p.pending.reset()
 	p.mu.Unlock()
 	for c, keys := range byPart {
 		slices.Sort(keys)
@@ -1153,4 +1154,53 @@ func (r *rd) viol() violation {
 	v.prop = int(int32(r.u32()))
 	v.fp = r.u64()
 	return v
+}
+
+// keyTable maps fingerprints (never 0) to the least key offered for each: open addressing
+// with linear probing on the fingerprint's low bits, at most half full, kept from level to
+// level and cleared.
+type keyTable struct {
+	fps, keys []uint64
+	mask      uint64
+	n         int
+}
+
+// offer records key for fp if fp has no key yet or a larger one, and reports whether fp was
+// new.
+func (t *keyTable) offer(fp, key uint64) bool {
+	if 2*(t.n+1) > len(t.fps) {
+		t.grow()
+	}
+	for i := fp & t.mask; ; i = (i + 1) & t.mask {
+		switch t.fps[i] {
+		case fp:
+			if key < t.keys[i] {
+				t.keys[i] = key
+			}
+			return false
+		case 0:
+			t.fps[i], t.keys[i] = fp, key
+			t.n++
+			return true
+		}
+	}
+}
+
+func (t *keyTable) grow() {
+	size := max(2*len(t.fps), 1024)
+	fps, keys := t.fps, t.keys
+	t.fps, t.keys, t.mask, t.n = make([]uint64, size), make([]uint64, size), uint64(size-1), 0
+	for i, fp := range fps {
+		if fp != 0 {
+			t.offer(fp, keys[i])
+		}
+	}
+}
+
+// reset empties the table, keeping its room.
+func (t *keyTable) reset() {
+	if t.n > 0 {
+		clear(t.fps)
+	}
+	t.n = 0
 }
