@@ -129,9 +129,9 @@ type part[S any] struct {
 	ranges []prange
 
 	mu      sync.Mutex
-	pending keyTable // owner: fingerprint → least key claimed
-	wins    []uint64          // claimant: its winning keys
-	inbox   []xferPiece       // the next level's encodings sent to this part
+	pending keyTable    // owner: fingerprint → least key claimed
+	wins    []uint64    // claimant: its winning keys
+	inbox   []xferPiece // the next level's encodings sent to this part
 
 	cands []pcand // claimant: in key order
 	arena []byte
