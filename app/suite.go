@@ -16,6 +16,8 @@ type SuiteOptions struct {
 	// OnEvent, when set, gets SuiteLoaded, then SuiteRowDone for each check and each
 	// robustness neighbour as it comes.
 	OnEvent func(Event)
+	// Run, when set, runs each search instead of r.Check: kmc suite --partitions.
+	Run func(r checker.Runnable, opts checker.Options) checker.Result
 }
 
 // SuiteRow is one check of a suite, or one of its robustness neighbours, and what it gave.
@@ -105,7 +107,11 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		if err != nil {
 			return nil, err
 		}
-		row.Result, row.Interrupted = interrupted(ctx, r.Check(specs.MergeOptions(opts, over, false)))
+		search := r.Check
+		if o.Run != nil {
+			search = func(opts checker.Options) checker.Result { return o.Run(r, opts) }
+		}
+		row.Result, row.Interrupted = interrupted(ctx, search(specs.MergeOptions(opts, over, false)))
 		switch {
 		case row.Interrupted:
 			res.Interrupted = true
