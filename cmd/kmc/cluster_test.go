@@ -239,3 +239,22 @@ func TestClusterSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestSuitePartitions: kmc suite --partitions 3 prints the single process's table (verdicts,
+// states, depths, mismatches; times masked) and says how many searches ran partitioned.
+func TestSuitePartitions(t *testing.T) {
+	for _, dir := range []string{"testdata/suite-ok", "testdata/suite-robust"} {
+		var want, got, stderr strings.Builder
+		wantCode := run([]string{"suite", dir, "--workers", "1"}, &want, &stderr)
+		gotCode := run([]string{"suite", dir, "--workers", "1", "--partitions", "3"}, &got, &stderr)
+		g, w := mask(got.String()), mask(want.String())
+		i := strings.LastIndex(g, "searches ran as 3 partitions over NATS")
+		if gotCode != wantCode || i < 0 {
+			t.Fatalf("%s: exit %d (want %d), output:\n%s", dir, gotCode, wantCode, g)
+		}
+		g = g[:strings.LastIndex(g[:i], "\n")+1]
+		if g != w {
+			t.Errorf("%s: --partitions 3:\n%s\nwant:\n%s", dir, g, w)
+		}
+	}
+}
