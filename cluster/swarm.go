@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,9 +94,15 @@ func SimulateCluster(r checker.Runnable, opts checker.SimOptions, cr ClusterRun,
 	stream := simStream(run)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Replicated on up to three nodes, so that the blocks outlive a node (with one node, or a
+	// NATS without a JetStream cluster, one copy).
+	replicas := min(len(ids), 3)
 	if err := retry(ctx, func() error {
 		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"kmc." + run + ".sim.block"},
-			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage})
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage, Replicas: replicas})
+		if err != nil && replicas > 1 && strings.Contains(err.Error(), "replicas") {
+			replicas = 1
+		}
 		return err
 	}); err != nil {
 		return checker.SimResult{}, fmt.Errorf("create the swarm's stream: %w", err)

@@ -258,3 +258,29 @@ func TestSuitePartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSimulateNodeLost: a node killed (SIGKILL) during a swarm leaves its block
+// unacknowledged; it is delivered again to a node left, and the swarm prints what one
+// process prints for the seed.
+func TestClusterSimulateNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	args := []string{"simulate", "../../specs/kafka-18723.toml", "--check", "fixed", "--seed", "5", "--runs", "200000", "--depth", "100", "--workers", "2"}
+	cmd := exec.Command(bin, append(args, "--cluster", nodes[0].url, "--nodes", "3", "--block", "500")...)
+	done := make(chan struct{})
+	var code int
+	var got, stderr string
+	go func() { code, got, stderr = runBinary(t, cmd); close(done) }()
+	time.Sleep(4 * time.Second)
+	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the swarm did not end within 3 minutes of a node's loss")
+	}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	if code != wantCode || withoutTime(got) != withoutTime(want) {
+		t.Errorf("exit %d, want %d; output\n%s\nwant\n%s\nstderr\n%s", code, wantCode, got, want, stderr)
+	}
+}
