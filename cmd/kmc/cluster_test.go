@@ -37,6 +37,7 @@ func freePort(t *testing.T) int {
 type node struct {
 	cmd *exec.Cmd
 	url string
+	run chan struct{} // closed when the node takes its first part of a run or swarm
 }
 
 // startNodes starts n kmc node processes on loopback, clustered by routes, and waits until
@@ -66,17 +67,23 @@ func startNodes(t *testing.T, bin string, n int, extra ...string) []*node {
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		ready := make(chan string, 1)
+		taken := make(chan struct{})
 		go func() {
 			sc := bufio.NewScanner(out)
+			once := false
 			for sc.Scan() {
 				if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
 					ready <- strings.Fields(u)[0]
+				}
+				if !once && (strings.Contains(sc.Text(), ": part ") || strings.Contains(sc.Text(), ": walks of ")) {
+					once = true
+					close(taken)
 				}
 			}
 		}()
 		select {
 		case u := <-ready:
-			nodes = append(nodes, &node{cmd: cmd, url: u})
+			nodes = append(nodes, &node{cmd: cmd, url: u, run: taken})
 		case <-time.After(30 * time.Second):
 			t.Fatalf("node %d did not start in 30s", i+1)
 		}
@@ -150,7 +157,8 @@ func TestClusterNodeLost(t *testing.T) {
 	var code int
 	var stdout, stderr string
 	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
-	time.Sleep(3 * time.Second)
+	<-nodes[2].run // the search takes about 2.5 s on three nodes: kill one in its middle
+	time.Sleep(time.Second)
 	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
 	select {
 	case <-done:
@@ -271,7 +279,8 @@ func TestClusterSimulateNodeLost(t *testing.T) {
 	var code int
 	var got, stderr string
 	go func() { code, got, stderr = runBinary(t, cmd); close(done) }()
-	time.Sleep(4 * time.Second)
+	<-nodes[2].run // the swarm takes about 10 s on three nodes
+	time.Sleep(2 * time.Second)
 	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
 	select {
 	case <-done:
