@@ -25,7 +25,7 @@ CONFORM_FAULTS   := --set crash=1 --set controlled_shutdown=1 --set unclean_cras
 CONFORM_WALK3    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set record_sizes=varied
 CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set brokers=2 --set record_sizes=distinct
 
-.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools por-diff
+.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools por-diff cluster-test
 
 all: build
 
@@ -59,6 +59,12 @@ por-diff:
 # The browser tests alone, in Chromium (installed first when missing, as make browser does).
 browser-test: browser
 	KMC_BROWSER_TESTS=1 $(GO) test -count=1 -v -run 'Browser|InChromium' ./explore/ ./traces/
+
+# The multi-process tests of kmc node and kmc check --cluster: three kmc node processes on
+# loopback clustered by routes, the parity of their results with one process's, a node killed
+# (SIGKILL) mid-search, the token and the refusals. (--partitions runs in make test.)
+cluster-test:
+	KMC_CLUSTER_TESTS=1 $(GO) test -count=1 -run 'Cluster|Node' ./cmd/kmc/
 
 # gofmt, go vet, go.mod tidy, and the import rules of README.md's Packages: model/... and
 # checker import only the standard library; nothing imports a command (cmd/...) but the

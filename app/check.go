@@ -44,6 +44,9 @@ type CheckOptions struct {
 	// OnEvent, when set, gets CheckStarted, Progress, Phase, CheckpointWritten,
 	// CheckpointFailed and Searched.
 	OnEvent func(Event)
+	// Run, when set, runs the search instead of the single-process engine (r.Check): kmc
+	// check --partitions and --cluster (package cluster). An error is the search's refusal.
+	Run func(c *specs.Check, r checker.Runnable, opts checker.Options) (checker.Result, error)
 }
 
 // CheckResult is what Check found.
@@ -148,7 +151,16 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	}
 	emit(CheckStarted{Spec: spec, Check: c, Options: opts, Resumed: resumed})
 	restore := withMemoryLimit(opts.MemoryBytes)
-	res.Result, res.Interrupted = interrupted(ctx, r.Check(opts))
+	var found checker.Result
+	if o.Run != nil {
+		if found, err = o.Run(c, r, opts); err != nil {
+			restore()
+			return nil, err
+		}
+	} else {
+		found = r.Check(opts)
+	}
+	res.Result, res.Interrupted = interrupted(ctx, found)
 	restore()
 	emit(Searched{})
 	if bc, ok := r.(specs.BranchCounter); ok && o.Resume == "" {

@@ -27,6 +27,9 @@ type SimulateOptions struct {
 	Command func(run int64) string
 	// OnEvent, when set, gets SimulateStarted, SimulateProgress and Searched.
 	OnEvent func(Event)
+	// Run, when set, takes the walks instead of this process (r.Simulate): kmc simulate
+	// --cluster (package cluster). An error is its refusal.
+	Run func(c *specs.Check, r checker.Runnable, so checker.SimOptions) (checker.SimResult, error)
 }
 
 // SimulateResult is what Simulate found.
@@ -66,8 +69,16 @@ func Simulate(ctx context.Context, spec *specs.Spec, name string, o SimulateOpti
 	}
 	emit(SimulateStarted{Spec: spec, Check: c, Options: so})
 	restore := withMemoryLimit(so.MemoryBytes)
-	res := &SimulateResult{SimResult: r.Simulate(so)}
+	res := &SimulateResult{}
+	if o.Run != nil {
+		res.SimResult, err = o.Run(c, r, so)
+	} else {
+		res.SimResult = r.Simulate(so)
+	}
 	restore()
+	if err != nil {
+		return nil, err
+	}
 	emit(Searched{})
 	if res.Verdict == checker.Incomplete && ctx.Err() != nil {
 		res.Reason, res.Interrupted = Interrupted, true

@@ -22,6 +22,8 @@ type SuiteOptions struct {
 	// OnEvent, when set, gets SuiteLoaded, then SuiteRowDone for each check and each
 	// robustness neighbour as it comes.
 	OnEvent func(Event)
+	// Run, when set, runs each search instead of r.Check: kmc suite --partitions.
+	Run func(r checker.Runnable, opts checker.Options) checker.Result
 }
 
 // SuiteRow is one check of a suite, or one of its robustness neighbours, and what it gave.
@@ -115,12 +117,16 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		if err != nil {
 			return nil, err
 		}
+		search := r.Check
+		if o.Run != nil {
+			search = func(opts checker.Options) checker.Result { return o.Run(r, opts) }
+		}
 		merged := specs.MergeOptions(opts, over, false)
-		row.Result, row.Interrupted = interrupted(ctx, r.Check(merged))
+		row.Result, row.Interrupted = interrupted(ctx, search(merged))
 		var porDiffs []string
 		if o.ComparePOR && !row.Interrupted && row.Result.Stats.POR && row.Result.Stats.Reduced > 0 {
 			merged.POR = false
-			plain, intr := interrupted(ctx, r.Check(merged))
+			plain, intr := interrupted(ctx, search(merged))
 			row.Interrupted = intr
 			if !intr {
 				row.Plain = &plain

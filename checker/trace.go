@@ -123,6 +123,11 @@ func (e *engine[S]) canonWalk(start uint32, hops []hop) ([]S, []uint64) {
 // that violates action property lastProp when lastProp >= 0). Without symmetry the canonical
 // walk is the behaviour.
 func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp int) ([]S, []uint64) {
+	return e.actualWalkFrom(int(e.links.position(start)), canon, codes, lastProp)
+}
+
+// actualWalkFrom is actualWalk from the initial state at position init of the model's.
+func (e *engine[S]) actualWalkFrom(init int, canon []S, codes []uint64, lastProp int) ([]S, []uint64) {
 	if e.sym == nil {
 		return canon, codes
 	}
@@ -134,7 +139,7 @@ func (e *engine[S]) actualWalk(start uint32, canon []S, codes []uint64, lastProp
 		enc = e.m.Encode(&c, enc[:0])
 		want[j] = e.fp(enc)
 	}
-	states := []S{e.inits[e.links.position(start)]}
+	states := []S{e.inits[init]}
 	var out []uint64
 	var succ []S
 	var acts []uint64

@@ -260,6 +260,24 @@ func (r *kafkaRunnable) Check(opts checker.Options) checker.Result {
 	return r.Runnable.Check(opts)
 }
 
+// The engine's optional interfaces of the bound model, forwarded (the wrapper would hide
+// them): partitioned searches and simulation blocks (cluster), the reduction's question.
+func (r *kafkaRunnable) NewPart(opts checker.Options, parts, index int, t checker.Transport) (checker.Part, error) {
+	return r.Runnable.(checker.Partitioner).NewPart(opts, parts, index, t)
+}
+
+func (r *kafkaRunnable) CheckPartitioned(opts checker.Options, parts int, t checker.Transport) checker.Result {
+	return r.Runnable.(checker.Partitioner).CheckPartitioned(opts, parts, t)
+}
+
+func (r *kafkaRunnable) SimulateBlock(opts checker.SimOptions) (checker.SimResult, []byte) {
+	return r.Runnable.(checker.SimBlocker).SimulateBlock(opts)
+}
+
+func (r *kafkaRunnable) ReducesPOR(opts checker.Options) bool {
+	return r.Runnable.(checker.Reducer).ReducesPOR(opts)
+}
+
 func (r *kafkaRunnable) Branches() []BranchCount {
 	if !r.counted {
 		return nil

@@ -16,6 +16,7 @@ import (
 
 	"kmc/app"
 	"kmc/checker"
+	"kmc/cluster"
 	"kmc/fsx"
 	"kmc/specs"
 	"kmc/traces"
@@ -55,6 +56,7 @@ type checkFlags struct {
 	coverage   bool
 	view       string
 	spillDir   string
+	dist       distFlags
 }
 
 // afterSearch is called when a check's search returns, and atPhase when it enters a phase
@@ -92,6 +94,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "write checkpoints of the search into `DIR`, to go on with it later with --resume (one check)")
 	fs.StringVar(&f.ckptEvery, "checkpoint-every", "10m", "take a checkpoint about every `DURATION`, and one more when a limit or an interrupt stops the search")
 	fs.StringVar(&f.resume, "resume", "", "go on with the search of the newest checkpoint in `DIR` (the same spec, check and configuration; any workers) and keep writing checkpoints there unless --checkpoint names another folder")
+	f.dist.add(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -139,6 +142,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		search.POR = app.POROff
 	}
 	if code, ok := parseBudgets(stderr, "check", f.memory, "time", f.timeBudget, &search); !ok {
+		return code
+	}
+	if code, ok := f.dist.check(stderr); !ok {
 		return code
 	}
 	if stale, err := app.CheckSpillDir(f.spillDir); err != nil {
@@ -219,7 +225,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if f.out != "" {
 			o.Out = filepath.Join(f.out, c.Name)
 		}
+		o.Run = f.dist.runner(path, f.sets, out.json, stderr)
 		res, err := app.Check(ctx, spec, c.Name, o)
+		var refused *cluster.RefusedError
+		if errors.As(err, &refused) {
+			return usageError(stderr, "check", "%v", err)
+		}
 		if err != nil {
 			return appError(stderr, "check", err, &f)
 		}

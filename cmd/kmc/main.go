@@ -46,6 +46,7 @@ var commands = []command{
 	{"render", "render a saved ITF trace as text, ITF, DOT, SVG, PNG, sequence chart or HTML", runRender},
 	{"replay", "replay a saved ITF trace against a spec's model and the properties it violates", runReplay},
 	{"explore", "serve a local web page to step through a spec's model, state by state, in a browser", runExplore},
+	{"node", "run a node of a kmc cluster: an embedded NATS server that takes parts of kmc check --cluster searches", runNode},
 	{"why", "turn each fix switch of a saved violation's check and say which one the trace is about", runWhy},
 	{"bench", "run the benchmark table (bench/table.toml): states, time, states/s per worker count, bytes per state, peak RSS", runBench},
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"kmc/app"
 	"kmc/checker"
+	"kmc/cluster"
 	"kmc/specs"
 	"kmc/traces"
 )
@@ -40,6 +42,8 @@ type simFlags struct {
 	format     string
 	bias       string
 	memory     string
+	dist       distFlags
+	block      int64
 }
 
 // simNow is the clock the default seed is derived from; tests replace it.
@@ -65,8 +69,16 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.out, "out", "", "write each violated check's counterexample under `DIR`/CHECK/, as kmc check --out does")
 	fs.BoolVar(&f.force, "force", false, "with --out, replace a DIR/CHECK that holds files kmc did not write (moved aside, never deleted)")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, or json for one event per line")
+	f.dist.addCluster(fs)
+	fs.Int64Var(&f.block, "block", cluster.DefaultBlock, "with --cluster, hand out the walks in blocks of `N`")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if code, ok := f.dist.checkCluster("simulate", stderr); !ok {
+		return code
+	}
+	if f.block < 1 {
+		return usageError(stderr, "simulate", "--block must be at least 1 (got %d)", f.block)
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "simulate", "want one spec file, got %d arguments", fs.NArg())
@@ -139,7 +151,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		if f.out != "" {
 			o.Out = filepath.Join(f.out, c.Name)
 		}
+		o.Run = f.dist.simRunner(path, f.sets, f.block)
 		res, err := app.Simulate(ctx, spec, c.Name, o)
+		var refused *cluster.RefusedError
+		if errors.As(err, &refused) {
+			return usageError(stderr, "simulate", "%v", err)
+		}
 		if err != nil {
 			return appError(stderr, "simulate", err, nil)
 		}

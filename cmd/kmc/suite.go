@@ -10,10 +10,11 @@ import (
 
 	"kmc/app"
 	"kmc/checker"
+	"kmc/cluster"
 	"kmc/specs"
 )
 
-const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE] [--por-compare]"
+const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE] [--por-compare] [--partitions N]"
 
 const suiteExamples = `  kmc suite specs/
   kmc suite specs/ --workers 1
@@ -24,12 +25,16 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
 	comparePOR := fs.Bool("por-compare", false, "run each check that the partial-order reduction reduced a second time without it: a difference of verdict, property or trace length, or a trace that does not replay, is a mismatch; prints both counts")
+	partitions := fs.Int("partitions", 0, "run each search as `N` parts over an embedded NATS server that opens no socket (kmc check --partitions); checks with a liveness property run in one process")
 	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "suite", "want one folder of spec files, got %d arguments", fs.NArg())
+	}
+	if *partitions < 0 || *partitions > 256 {
+		return usageError(stderr, "suite", "--partitions must be 0..256 (got %d)", *partitions)
 	}
 	if *workers < 0 || *workers > specs.MaxWorkers {
 		return usageError(stderr, "suite", "--workers must be 0..%d (got %d)", specs.MaxWorkers, *workers)
@@ -51,7 +56,25 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	ctx, release := signalContext()
 	defer release()
 	t := &suiteTable{w: stdout}
-	rep, err := app.Suite(ctx, dir, app.SuiteOptions{Workers: *workers, Memory: budget.Memory, ComparePOR: *comparePOR, OnEvent: t.event})
+	o := app.SuiteOptions{Workers: *workers, Memory: budget.Memory, ComparePOR: *comparePOR, OnEvent: t.event}
+	var parted, single int
+	if *partitions > 0 {
+		// Checks with a liveness property (or anything else a partitioned search refuses)
+		// run on the single-process engine, and the summary says how many.
+		o.Run = func(r checker.Runnable, opts checker.Options) checker.Result {
+			if checker.PartitionRefusal(r, opts) != "" {
+				single++
+				return r.Check(opts)
+			}
+			res, _, err := cluster.CheckPartitions(r, opts, *partitions)
+			if err != nil {
+				return checker.Result{Verdict: checker.Incomplete, Reason: err.Error()}
+			}
+			parted++
+			return res
+		}
+	}
+	rep, err := app.Suite(ctx, dir, o)
 	if err != nil {
 		var list specs.ErrorList
 		if errors.As(err, &list) { // every spec's errors, joined
@@ -64,6 +87,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	t.summary(rep)
+	if *partitions > 0 {
+		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS; %d with a liveness property or the partial-order reduction ran in one process (both run on one machine only).\n", parted, *partitions, single)
+	}
 	if rep.Mismatches > 0 {
 		if rep.NeighbourMismatches > 0 {
 			hint(stderr, "'kmc check SPEC --check NAME --set KEY=VALUE' runs a robustness neighbour; "+

@@ -1,0 +1,1222 @@
+package checker
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A partitioned search runs the breadth-first search over W parts (logical workers, in one
+// process or several) that exchange messages through a Transport, level-synchronously:
+//
+//  1. Expand. Level d's states, [L_d, L_d+n) in single-machine BFS order, are range-
+//     partitioned: part i holds [a_i, b_i). Each part expands its range with the engine's own
+//     expansion (invariants, action properties, deadlock, coverage, symmetry), in pieces cut at
+//     the single machine's segment boundaries (segmentStates from L_d), and sends each new
+//     successor as a 16-byte claim (fingerprint, key) to the owner of the fingerprint's shard
+//     (shard mod W). The key is (global parent index + 1) << 16 | successor position (an
+//     initial state's key is its position in Init), so keys are ordered as the single
+//     machine's candidates.
+//  2. Resolve. Each owner keeps, per fingerprint it does not know, the minimum key it was sent
+//     (idempotent and order-free: duplicates and order change nothing), inserts the winners
+//     into its shards of the seen set and tells each claimant which of its keys won.
+//  3. Commit. Each claimant keeps its winners in key order and counts them; the coordinator
+//     numbers them by one prefix sum over the parts (every key of part j < i is below every
+//     key of part i), which gives each new state its single-machine index, so parents,
+//     shortest traces, VIEW representatives and counts are the single machine's.
+//  4. Next. Each part stores the parent links of its winners and sends their encodings to the
+//     parts whose (equal) ranges of level d+1 hold them.
+//
+// A state violation, a deadlock or the state limit stops the single machine at the end of the
+// expansion, or of the commit, of the segment where it happens; each part reports its
+// counters per piece and its winners per segment of their parents, so that the coordinator
+// reads the single machine's Generated, Distinct, Queue, coverage and vacuity at that segment.
+
+// Transport carries a partitioned search's messages: Call sends req to part to (0..W-1) and
+// returns its reply (the part's Handle). It must be safe for concurrent use, and a part's
+// Handle must be callable while the part itself is inside a Call.
+type Transport interface {
+	Call(to int, req []byte) ([]byte, error)
+}
+
+// Part is one part of a partitioned search; Handle answers a message of the search.
+type Part interface {
+	Handle(req []byte) ([]byte, error)
+}
+
+// Partitioner is implemented by Bind's runnables: a search of the model split into parts.
+type Partitioner interface {
+	// NewPart makes part index of parts, which calls the others through t.
+	NewPart(opts Options, parts, index int, t Transport) (Part, error)
+	// CheckPartitioned runs the search as the coordinator of parts parts reached through t.
+	CheckPartitioned(opts Options, parts int, t Transport) Result
+}
+
+// PartitionRefusal says why a search with opts cannot be partitioned, or "": liveness needs
+// the whole state graph in one place (a later version gathers it), checkpoints and resume are
+// the single-process engine's files.
+func PartitionRefusal(r Runnable, opts Options) string {
+	if _, live := r.Fairness(opts); live {
+		return "liveness properties are checked on one machine only (the fair-cycle search needs the whole state graph in one process); run without --partitions/--cluster"
+	}
+	if opts.Resume != nil || opts.Checkpoint != nil {
+		return "checkpoints are taken by the single-process engine only; run without --partitions/--cluster"
+	}
+	if rd, ok := r.(Reducer); ok && rd.ReducesPOR(opts) {
+		return "the partial-order reduction runs on one machine only (its cycle proviso reads the whole seen set); run with --por=false, or without --partitions/--cluster"
+	}
+	if _, ok := r.(Partitioner); !ok {
+		return "this model cannot be partitioned"
+	}
+	return ""
+}
+
+// Reducer is a Runnable that says whether a search runs under the partial-order reduction
+// (Bind's Runnable is one; a wrapper around it forwards the method).
+type Reducer interface {
+	ReducesPOR(opts Options) bool
+}
+
+// ReducesPOR reports whether a search with opts runs under the partial-order reduction:
+// asked for, and the model declares its independence.
+func (b *bound[S]) ReducesPOR(opts Options) bool {
+	_, ok := any(b.m).(Independent[S])
+	return opts.POR && ok
+}
+
+func (b *bound[S]) NewPart(opts Options, parts, index int, t Transport) (Part, error) {
+	return newPart(b.m, b.props, opts, parts, index, t)
+}
+
+func (b *bound[S]) CheckPartitioned(opts Options, parts int, t Transport) Result {
+	return checkPartitioned(b.m, b.props, opts, parts, t)
+}
+
+// Message kinds.
+const (
+	opExpand byte = iota + 1
+	opClaim
+	opResolve
+	opWins
+	opCommit
+	opNext
+	opXfer
+	opLink
+	opFinish
+)
+
+const (
+	claimBatch = 32 << 10  // claims per message: 512 KiB
+	xferBytes  = 512 << 10 // encodings per transfer message
+	noParent   = ^uint64(0)
+)
+
+// prange is a part's range of a level's global indices.
+type prange struct{ a, b uint64 }
+
+// pcand is a part's candidate of the level: a successor new to the part, with its key.
+type pcand struct {
+	fp     uint64
+	key    uint64
+	off, n uint32
+	orbit  uint32
+}
+
+// plinks are the parent links of the states a part committed in one level: indices
+// [start, start+len(parent)).
+type plinks struct {
+	start  uint64
+	parent []uint64 // noParent for an initial state
+	pos    []uint16
+}
+
+type part[S any] struct {
+	e     *engine[S]
+	w, me int
+	t     Transport
+
+	cur    frontier
+	level  int
+	base   uint64 // L_d
+	size   uint64 // n
+	ranges []prange
+
+	mu      sync.Mutex
+	pending keyTable    // owner: fingerprint → least key claimed
+	wins    []uint64    // claimant: its winning keys
+	inbox   []xferPiece // the next level's encodings sent to this part
+
+	cands []pcand // claimant: in key order
+	arena []byte
+	dedup keyTable // the level's candidates' fingerprints
+	won   []pcand
+	out   [][]uint64 // claims per owner, fp and key interleaved
+
+	links   []plinks
+	genCum  int64
+	stopped bool // a state violation stopped this part's level
+}
+
+type xferPiece struct {
+	start uint64
+	encs  []byte // uvarint length, bytes
+}
+
+func newPart[S any](m Model[S], props []Property[S], opts Options, parts, index int, t Transport) (Part, error) {
+	if parts < 1 || index < 0 || index >= parts {
+		return nil, errors.New("partitioned search: part " + strconv.Itoa(index) + " of " + strconv.Itoa(parts))
+	}
+	opts.Progress, opts.Phase, opts.Checkpoint, opts.Resume, opts.Stop, opts.Time = nil, nil, nil, nil, nil, 0
+	e, res, ok := newEngine(m, props, opts)
+	if !ok {
+		return nil, errors.New("partitioned search: " + res.Reason)
+	}
+	if e.rec {
+		return nil, errors.New("partitioned search: liveness is checked on one machine only")
+	}
+	e.inits = e.initStates()
+	e.start = time.Now()
+	p := &part[S]{e: e, w: parts, me: index, t: t}
+	p.out = make([][]uint64, parts)
+	return p, nil
+}
+
+// owner is the part that owns fingerprint fp's shard.
+func (p *part[S]) owner(fp uint64) int { return shardOf(fp) % p.w }
+
+// Handle answers one message.
+func (p *part[S]) Handle(req []byte) ([]byte, error) {
+	if len(req) == 0 {
+		return nil, errors.New("partitioned search: empty message")
+	}
+	r := &rd{b: req[1:]}
+	switch req[0] {
+	case opExpand:
+		return p.expandLevel(r)
+	case opClaim:
+		n := int(r.u32())
+		if 16*n != len(r.b) {
+			return nil, errors.New("partitioned search: a claim batch of the wrong length")
+		}
+		p.mu.Lock()
+		for range n {
+			fp, key := r.u64(), r.u64()
+			p.claim(fp, key)
+		}
+		p.mu.Unlock()
+		return nil, r.err
+	case opResolve:
+		return nil, p.resolve()
+	case opWins:
+		n := int(r.u32())
+		if 8*n != len(r.b) {
+			return nil, errors.New("partitioned search: a list of winners of the wrong length")
+		}
+		p.mu.Lock()
+		for range n {
+			p.wins = append(p.wins, r.u64())
+		}
+		p.mu.Unlock()
+		return nil, r.err
+	case opCommit:
+		return p.commitLevel(), nil
+	case opNext:
+		return nil, p.next(r)
+	case opXfer:
+		start := r.u64()
+		blob := append([]byte(nil), r.b...)
+		p.mu.Lock()
+		p.inbox = append(p.inbox, xferPiece{start, blob})
+		p.mu.Unlock()
+		return nil, r.err
+	case opLink:
+		idx := r.u64()
+		for _, l := range p.links {
+			if idx >= l.start && idx < l.start+uint64(len(l.parent)) {
+				k := idx - l.start
+				var w wr
+				w.u64(l.parent[k])
+				w.u32(uint32(l.pos[k]))
+				return w.b, nil
+			}
+		}
+		return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " did not commit state " + strconv.FormatUint(idx, 10))
+	case opFinish:
+		return p.finish(), nil
+	}
+	return nil, errors.New("partitioned search: unknown message kind " + strconv.Itoa(int(req[0])))
+}
+
+// claim records a claim on a fingerprint this part owns (p.mu held).
+func (p *part[S]) claim(fp, key uint64) {
+	if p.e.set.shards[shardOf(fp)].has(fp) {
+		return
+	}
+	p.pending.offer(fp, key)
+}
+
+// send sends the claims buffered for owner o (or applies them here).
+func (p *part[S]) send(o int) error {
+	buf := p.out[o]
+	if len(buf) == 0 {
+		return nil
+	}
+	p.out[o] = buf[:0]
+	if o == p.me {
+		p.mu.Lock()
+		for i := 0; i < len(buf); i += 2 {
+			p.claim(buf[i], buf[i+1])
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	w := wr{b: make([]byte, 0, 5+8*len(buf))}
+	w.b = append(w.b, opClaim)
+	w.u32(uint32(len(buf) / 2))
+	for _, v := range buf {
+		w.u64(v)
+	}
+	_, err := p.t.Call(o, w.b)
+	return err
+}
+
+func (p *part[S]) addCand(fp, key uint64, enc []byte, orbit uint32) error {
+	if !p.dedup.offer(fp, key) {
+		return nil
+	}
+	p.cands = append(p.cands, pcand{fp: fp, key: key, off: uint32(len(p.arena)), n: uint32(len(enc)), orbit: orbit})
+	p.arena = append(p.arena, enc...)
+	o := p.owner(fp)
+	p.out[o] = append(p.out[o], fp, key)
+	if len(p.out[o]) >= 2*claimBatch {
+		return p.send(o)
+	}
+	return nil
+}
+
+// expandLevel: level, base, size, atBound, then W ranges. The reply is the part's counters
+// at the start of the level and after each piece (rec).
+func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
+	p.level = int(r.u32())
+	p.base, p.size = r.u64(), r.u64()
+	p.ranges = p.ranges[:0]
+	for range p.w {
+		p.ranges = append(p.ranges, prange{r.u64(), r.u64()})
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	at := p.base
+	for i, rg := range p.ranges {
+		if rg.a != at || rg.b < rg.a || (i == p.w-1 && rg.b != p.base+p.size) || p.size > maxState || p.base+p.size > maxState {
+			return nil, errors.New("partitioned search: the ranges of level " + strconv.Itoa(p.level) + " do not cover it in order")
+		}
+		at = rg.b
+	}
+	if len(p.arena) > 0 {
+		// the previous level's candidates, whose encodings went to the next level's owners
+		p.arena = p.arena[:0]
+	}
+	p.cands = p.cands[:0]
+	p.dedup.reset()
+	p.stopped = false
+	var w wr
+	p.record(&w, ^uint32(0), violation{})
+	e := p.e
+	if p.level == 0 {
+		if p.me == 0 {
+			var enc []byte
+			for i := range e.inits {
+				t := e.inits[i]
+				orbit := 0
+				if e.cenc != nil {
+					enc, orbit = e.cenc.EncodeCanonical(&t, enc[:0])
+				} else {
+					if e.sym != nil {
+						e.sym.Canonicalize(&t)
+					}
+					enc = e.m.Encode(&t, enc[:0])
+				}
+				if err := p.addCand(e.fp(enc), uint64(i), enc, uint32(orbit)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return w.b, p.flush()
+	}
+	if err := p.takeInbox(); err != nil {
+		return nil, err
+	}
+	my := p.ranges[p.me]
+	for lo := my.a; lo < my.b; {
+		seg := (lo - p.base) / uint64(segmentStates)
+		hi := min(my.b, p.base+(seg+1)*uint64(segmentStates))
+		outs := e.expand(&p.cur, int(lo-my.a), int(hi-my.a))
+		var best violation
+		for _, o := range outs {
+			p.genCum += o.gen
+			best.offer(o.viol)
+			for ci := range o.cands {
+				cd := &o.cands[ci]
+				key := (uint64(cd.parent)+1)<<16 | uint64(cd.pos)
+				if err := p.addCand(cd.fp, key, o.arena[cd.off:cd.off+cd.n], cd.orbit); err != nil {
+					return nil, err
+				}
+			}
+		}
+		p.record(&w, uint32(seg), best)
+		lo = hi
+		if best.found && !best.step {
+			p.stopped = true
+			break
+		}
+	}
+	return w.b, p.flush()
+}
+
+func (p *part[S]) flush() error {
+	for o := range p.out {
+		if err := p.send(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeInbox makes the level's frontier from the encodings sent to this part.
+func (p *part[S]) takeInbox() error {
+	my := p.ranges[p.me]
+	p.mu.Lock()
+	in := p.inbox
+	p.inbox = nil
+	p.mu.Unlock()
+	slices.SortFunc(in, func(x, y xferPiece) int {
+		switch {
+		case x.start < y.start:
+			return -1
+		case x.start > y.start:
+			return 1
+		}
+		return 0
+	})
+	p.cur.reset(uint32(my.a))
+	at := my.a
+	for _, x := range in {
+		if x.start != at {
+			return errors.New("partitioned search: part " + strconv.Itoa(p.me) + " is missing states " + strconv.FormatUint(at, 10) + ".." + strconv.FormatUint(x.start, 10))
+		}
+		b := x.encs
+		for len(b) > 0 {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || uint64(len(b)-k) < n {
+				return errors.New("partitioned search: a malformed transfer of states")
+			}
+			p.cur.add(b[k : k+int(n)])
+			b = b[k+int(n):]
+			at++
+		}
+	}
+	if at != my.b {
+		return errors.New("partitioned search: part " + strconv.Itoa(p.me) + " got states up to " + strconv.FormatUint(at, 10) + ", not " + strconv.FormatUint(my.b, 10))
+	}
+	return nil
+}
+
+// record appends the part's counters after a piece of segment seg (^0: the level's start).
+func (p *part[S]) record(w *wr, seg uint32, v violation) {
+	w.u32(seg)
+	w.u64(uint64(p.genCum))
+	w.viol(v)
+	cov, taken := p.counters()
+	w.u32(uint32(len(cov)))
+	for _, c := range cov {
+		w.u64(uint64(c))
+	}
+	for _, t := range taken {
+		w.u64(t)
+	}
+}
+
+// counters are the part's coverage counts (enabled, taken per kind) and taken bits so far.
+func (p *part[S]) counters() ([]int64, [4]uint64) {
+	var cov []int64
+	var taken [4]uint64
+	for _, w := range p.e.ws {
+		if w.covTaken != nil && cov == nil {
+			cov = make([]int64, 2*len(w.covTaken))
+		}
+		for k := range w.covTaken {
+			cov[2*k] += w.covEnabled[k]
+			cov[2*k+1] += w.covTaken[k]
+		}
+		for j := range taken {
+			taken[j] |= w.taken[j]
+		}
+	}
+	return cov, taken
+}
+
+// claimant is the part whose range of the level holds the key's parent.
+func (p *part[S]) claimant(key uint64) int {
+	if key < 1<<16 {
+		return 0
+	}
+	parent := key>>16 - 1
+	i, _ := slices.BinarySearchFunc(p.ranges, parent, func(r prange, x uint64) int {
+		switch {
+		case r.b <= x:
+			return -1
+		case r.a > x:
+			return 1
+		}
+		return 0
+	})
+	return min(i, p.w-1)
+}
+
+// resolve picks each pending fingerprint's winner, inserts it into the seen set and sends
+// each claimant its winning keys.
+func (p *part[S]) resolve() error {
+	p.mu.Lock()
+	byPart := make([][]uint64, p.w)
+	for i, fp := range p.pending.fps {
+		if fp == 0 {
+			continue
+		}
+		key := p.pending.keys[i]
+		p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
+		c := p.claimant(key)
+		byPart[c] = append(byPart[c], key)
+	}
+	p.pending.reset()
+	p.mu.Unlock()
+	for c, keys := range byPart {
+		slices.Sort(keys)
+		if c == p.me {
+			p.mu.Lock()
+			p.wins = append(p.wins, keys...)
+			p.mu.Unlock()
+			continue
+		}
+		for len(keys) > 0 {
+			n := min(len(keys), claimBatch)
+			w := wr{b: make([]byte, 0, 5+8*n)}
+			w.b = append(w.b, opWins)
+			w.u32(uint32(n))
+			for _, k := range keys[:n] {
+				w.u64(k)
+			}
+			if _, err := p.t.Call(c, w.b); err != nil {
+				return err
+			}
+			keys = keys[n:]
+		}
+	}
+	return nil
+}
+
+// commitLevel keeps the part's winners in key order; the reply is their number, then per
+// segment of their parents (from the level's start) how many there are.
+func (p *part[S]) commitLevel() []byte {
+	p.mu.Lock()
+	wins := p.wins
+	p.wins = nil
+	p.mu.Unlock()
+	slices.Sort(wins)
+	p.won = p.won[:0]
+	j := 0
+	for _, k := range wins {
+		for j < len(p.cands) && p.cands[j].key < k {
+			j++
+		}
+		if j < len(p.cands) && p.cands[j].key == k {
+			p.won = append(p.won, p.cands[j])
+		}
+	}
+	var segs []uint64
+	for _, c := range p.won {
+		s := uint64(0)
+		if c.key >= 1<<16 {
+			s = (c.key>>16 - 1 - p.base) / uint64(segmentStates)
+		}
+		for uint64(len(segs)) <= s {
+			segs = append(segs, 0)
+		}
+		segs[s]++
+	}
+	var w wr
+	w.u64(uint64(len(p.won)))
+	w.u32(uint32(len(segs)))
+	for _, n := range segs {
+		w.u64(n)
+	}
+	return w.b
+}
+
+// next numbers the part's first keep winners from offset, stores their parent links and
+// sends their encodings to the parts whose ranges of the next level hold them.
+func (p *part[S]) next(r *rd) error {
+	off, keep := r.u64(), r.u64()
+	ranges := make([]prange, p.w)
+	for i := range ranges {
+		ranges[i] = prange{r.u64(), r.u64()}
+	}
+	if r.err != nil {
+		return r.err
+	}
+	keep = min(keep, uint64(len(p.won)))
+	if off > maxState || off+keep > maxState {
+		return errors.New("partitioned search: state indices beyond the engine's most")
+	}
+	if keep == 0 {
+		return nil
+	}
+	l := plinks{start: off, parent: make([]uint64, keep), pos: make([]uint16, keep)}
+	for k, c := range p.won[:keep] {
+		if c.key < 1<<16 {
+			l.parent[k] = noParent
+		} else {
+			l.parent[k] = c.key>>16 - 1
+		}
+		l.pos[k] = uint16(c.key)
+		p.e.orbits += int64(c.orbit)
+	}
+	p.links = append(p.links, l)
+	idx := off
+	end := off + keep
+	for to, rg := range ranges {
+		a, b := max(rg.a, idx), min(rg.b, end)
+		for a < b {
+			w := wr{b: []byte{opXfer}}
+			w.u64(a)
+			for a < b && len(w.b) < xferBytes {
+				c := p.won[a-off]
+				w.b = binary.AppendUvarint(w.b, uint64(c.n))
+				w.b = append(w.b, p.arena[c.off:c.off+c.n]...)
+				a++
+			}
+			if to == p.me {
+				p.mu.Lock()
+				p.inbox = append(p.inbox, xferPiece{start: binary.LittleEndian.Uint64(w.b[1:9]), encs: w.b[9:]})
+				p.mu.Unlock()
+			} else if _, err := p.t.Call(to, w.b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// finish reports what the coordinator adds up after a complete search: the Sometimes
+// properties witnessed (a bit each) and the class sizes (Unreduced).
+func (p *part[S]) finish() []byte {
+	var w wr
+	w.u32(uint32(len(p.e.some)))
+	for j := range p.e.some {
+		if p.e.someHit[j].Load() {
+			w.b = append(w.b, 1)
+		} else {
+			w.b = append(w.b, 0)
+		}
+	}
+	orbits := p.e.orbits
+	for _, x := range p.e.ws {
+		orbits += x.orbits
+	}
+	w.u64(uint64(orbits))
+	return w.b
+}
+
+// pieceRec is a part's counters after a piece of a level.
+type pieceRec struct {
+	seg    uint32
+	genCum int64
+	viol   violation
+	cov    []int64
+	taken  [4]uint64
+}
+
+func readPieces(b []byte) ([]pieceRec, error) {
+	r := &rd{b: b}
+	var out []pieceRec
+	for len(r.b) > 0 && r.err == nil {
+		var pr pieceRec
+		pr.seg = r.u32()
+		pr.genCum = int64(r.u64())
+		pr.viol = r.viol()
+		n := int(r.u32())
+		if n > 0 {
+			pr.cov = make([]int64, n)
+			for k := range pr.cov {
+				pr.cov[k] = int64(r.u64())
+			}
+		}
+		for j := range pr.taken {
+			pr.taken[j] = r.u64()
+		}
+		out = append(out, pr)
+	}
+	return out, r.err
+}
+
+// coordinator is the side of a partitioned search that drives the levels and builds the
+// result.
+type coordinator[S any] struct {
+	e     *engine[S]
+	w     int
+	t     Transport
+	who   [][]prange // per level and part: the states it committed
+	cov   []int64    // coverage counts through the stop, enabled and taken per kind
+	taken [4]uint64
+}
+
+// all sends req(i) to every part at once and returns the replies.
+func (c *coordinator[S]) all(req func(i int) []byte) ([][]byte, error) {
+	out := make([][]byte, c.w)
+	errs := make([]error, c.w)
+	var wg sync.WaitGroup
+	for i := range c.w {
+		wg.Go(func() { out[i], errs[i] = c.t.Call(i, req(i)) })
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, parts int, t Transport) Result {
+	e, res, ok := newEngine(m, props, opts)
+	if !ok {
+		return res
+	}
+	if e.rec {
+		return Result{Verdict: Incomplete, Reason: "partitioned search: liveness is checked on one machine only", Stats: Stats{Workers: parts}}
+	}
+	e.inits = e.initStates()
+	e.start = time.Now()
+	e.lastProg = e.start
+	if opts.Time > 0 {
+		e.deadline = e.start.Add(opts.Time)
+	}
+	c := &coordinator[S]{e: e, w: parts, t: t}
+	res = c.run()
+	if opts.Coverage {
+		kinds := m.ActionKinds()
+		res.Coverage = make([]KindCoverage, len(kinds))
+		for k, name := range kinds {
+			res.Coverage[k].Kind = name
+			if 2*k+1 < len(c.cov) {
+				res.Coverage[k].Enabled, res.Coverage[k].Taken = c.cov[2*k], c.cov[2*k+1]
+			}
+		}
+	}
+	if opts.Vacuity {
+		res.Taken = make([]bool, len(m.ActionKinds()))
+		for k := range res.Taken {
+			res.Taken[k] = k < 256 && c.taken[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(c.cov) && c.cov[2*k+1] > 0
+		}
+		if res.Verdict == OK {
+			res.Vacuous = e.vacuous(res.Stats.Distinct)
+		}
+	}
+	res.Stats.Workers = parts
+	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
+	res.Stats.Elapsed = time.Since(e.start)
+	return res
+}
+
+func fail(err error, st Stats) Result {
+	return Result{Verdict: Incomplete, Reason: "partitioned search: " + err.Error(), Stats: st}
+}
+
+func (c *coordinator[S]) run() Result {
+	e := c.e
+	e.phase(PhaseSearch, Stats{Workers: c.w})
+	limit := uint64(e.stateLimit())
+	ranges := make([]prange, c.w)
+	var distinct, base uint64 // states of the levels so far; the first of the level expanded
+	var generated int64 = int64(len(e.inits))
+	var cov []int64
+	var taken [4]uint64
+	var best violation
+	reason := ""
+	depth := 0
+	stats := func(queue int64) Stats {
+		return Stats{Generated: generated, Distinct: int64(distinct), Queue: queue, Depth: depth,
+			Collision: collisionProbability(generated, int64(distinct)), Elapsed: time.Since(e.start), Workers: c.w}
+	}
+	var queue int64
+	for level := 0; ; level++ {
+		size := distinct - base
+		if level == 0 {
+			size = 0
+		} else {
+			depth = level
+			if l := c.limitHit(); l != limitNone {
+				reason = e.limitReason(l)
+				queue = int64(distinct - base)
+				break
+			}
+		}
+		atBound := level > 0 && e.opts.MaxDepth > 0 && level >= e.opts.MaxDepth
+		for i := range ranges {
+			ranges[i] = prange{base + size*uint64(i)/uint64(c.w), base + size*uint64(i+1)/uint64(c.w)}
+		}
+		reps, err := c.all(func(int) []byte {
+			w := wr{b: []byte{opExpand}}
+			w.u32(uint32(level))
+			w.u64(base)
+			w.u64(size)
+			for _, r := range ranges {
+				w.u64(r.a)
+				w.u64(r.b)
+			}
+			return w.b
+		})
+		if err != nil {
+			return fail(err, stats(0))
+		}
+		pieces := make([][]pieceRec, c.w)
+		sv := int64(-1) // the first segment with a state violation
+		for i, b := range reps {
+			if pieces[i], err = readPieces(b); err != nil {
+				return fail(err, stats(0))
+			}
+			for _, pr := range pieces[i] {
+				if pr.seg != ^uint32(0) && pr.viol.found && !pr.viol.step && (sv < 0 || int64(pr.seg) < sv) {
+					sv = int64(pr.seg)
+				}
+			}
+		}
+		if _, err := c.all(func(int) []byte { return []byte{opResolve} }); err != nil {
+			return fail(err, stats(0))
+		}
+		reps, err = c.all(func(int) []byte { return []byte{opCommit} })
+		if err != nil {
+			return fail(err, stats(0))
+		}
+		counts := make([]uint64, c.w)
+		var segs []uint64 // winners per segment of their parents
+		var total uint64
+		for i, b := range reps {
+			r := &rd{b: b}
+			counts[i] = r.u64()
+			n := int(r.u32())
+			for s := range n {
+				for len(segs) <= s {
+					segs = append(segs, 0)
+				}
+				segs[s] += r.u64()
+			}
+			if r.err != nil {
+				return fail(r.err, stats(0))
+			}
+			total += counts[i]
+		}
+		// Where the single machine stops in this level: at the segment of the first state
+		// violation (before its commit), or at the segment whose commit reaches the limit.
+		sm := int64(-1)
+		if !atBound && distinct+total > limit {
+			cum := distinct
+			for s, n := range segs {
+				cum += n
+				if cum > limit {
+					sm = int64(s)
+					break
+				}
+			}
+		}
+		stop := int64(-1)
+		switch {
+		case sv >= 0 && (sm < 0 || sv <= sm):
+			stop = sv
+		case sm >= 0:
+			stop = sm
+		}
+		// The counters of the level through the stop (or all of it).
+		gen := int64(0)
+		lvBest := violation{}
+		for i := range pieces {
+			var last *pieceRec
+			for k := range pieces[i] {
+				pr := &pieces[i][k]
+				if pr.seg != ^uint32(0) && stop >= 0 && int64(pr.seg) > stop {
+					break
+				}
+				last = pr
+				if pr.seg != ^uint32(0) {
+					lvBest.offer(pr.viol)
+				}
+			}
+			gen += last.genCum
+			cov = addCov(cov, last.cov, i == 0)
+			if i == 0 {
+				taken = [4]uint64{}
+			}
+			for j := range taken {
+				taken[j] |= last.taken[j]
+			}
+		}
+		if level > 0 {
+			generated = int64(len(e.inits)) + gen
+		}
+		best.offer(lvBest)
+		segEnd := func(s int64) uint64 { return min(size, uint64(s+1)*uint64(segmentStates)) }
+		keepTotal := total
+		switch {
+		case stop >= 0 && stop == sv:
+			// A state violation: the segments before it were committed.
+			for s := int64(0); s < sv && s < int64(len(segs)); s++ {
+				distinct += segs[s]
+			}
+			queue = int64(distinct) - int64(base+uint64(sv)*uint64(segmentStates))
+		case stop >= 0:
+			keepTotal = limit - distinct
+			distinct = limit
+			reason = "max states " + strconv.FormatUint(limit, 10) + " reached"
+			queue = int64(distinct) - int64(base+segEnd(stop))
+		case atBound:
+			keepTotal = 0
+			queue = int64(distinct+total) - int64(base+size)
+			if total > 0 {
+				reason = "max depth " + strconv.Itoa(e.opts.MaxDepth) + " reached"
+			}
+		default:
+			distinct += total
+			queue = int64(distinct) - int64(base+size)
+		}
+		c.cov, c.taken = cov, taken
+		if best.found || reason != "" || keepTotal == 0 {
+			if best.found {
+				res := Result{Verdict: Violated, Property: e.violName(best), Interrupted: reason, Stats: stats(queue)}
+				res.Trace, err = c.trace(best)
+				if err != nil {
+					return fail(err, stats(queue))
+				}
+				return res
+			}
+			if reason != "" {
+				return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: stats(queue)}
+			}
+			break
+		}
+		// Number the winners: part i's are [off_i, off_i+keep_i).
+		newBase := base + size
+		if level == 0 {
+			newBase = 0
+		}
+		next := make([]prange, c.w)
+		for i := range next {
+			next[i] = prange{newBase + keepTotal*uint64(i)/uint64(c.w), newBase + keepTotal*uint64(i+1)/uint64(c.w)}
+		}
+		offs := make([]uint64, c.w)
+		keeps := make([]uint64, c.w)
+		at, left := newBase, keepTotal
+		for i := range offs {
+			offs[i], keeps[i] = at, min(counts[i], left)
+			at += keeps[i]
+			left -= keeps[i]
+		}
+		c.who = append(c.who, nil)
+		for i := range offs {
+			c.who[len(c.who)-1] = append(c.who[len(c.who)-1], prange{offs[i], offs[i] + keeps[i]})
+		}
+		if _, err := c.all(func(i int) []byte {
+			w := wr{b: []byte{opNext}}
+			w.u64(offs[i])
+			w.u64(keeps[i])
+			for _, r := range next {
+				w.u64(r.a)
+				w.u64(r.b)
+			}
+			return w.b
+		}); err != nil {
+			return fail(err, stats(0))
+		}
+		if level > 0 {
+			base = newBase
+		}
+		if level == 0 {
+			distinct = keepTotal
+		}
+		if e.opts.Progress != nil {
+			every := e.opts.ProgressEvery
+			if every <= 0 {
+				every = 5 * time.Second
+			}
+			if now := time.Now(); now.Sub(e.lastProg) >= every {
+				e.lastProg = now
+				e.opts.Progress(stats(int64(distinct - base)))
+			}
+		}
+	}
+	st := stats(queue)
+	if reason != "" {
+		return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: st}
+	}
+	reps, err := c.all(func(int) []byte { return []byte{opFinish} })
+	if err != nil {
+		return fail(err, st)
+	}
+	hit := make([]bool, len(e.some))
+	var orbits int64
+	for _, b := range reps {
+		r := &rd{b: b}
+		n := int(r.u32())
+		for j := range n {
+			if r.u8() == 1 && j < len(hit) {
+				hit[j] = true
+			}
+		}
+		orbits += int64(r.u64())
+		if r.err != nil {
+			return fail(r.err, st)
+		}
+	}
+	for j, pi := range e.some {
+		if !hit[j] {
+			return Result{Verdict: Violated, Property: e.props[pi].Name, Reason: "vacuous: no reachable state satisfies it", Stats: st}
+		}
+	}
+	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && st.Queue == 0 {
+		st.Unreduced = orbits
+	}
+	return Result{Verdict: OK, Stats: st}
+}
+
+func addCov(acc, c []int64, first bool) []int64 {
+	if first {
+		acc = acc[:0]
+	}
+	for len(acc) < len(c) {
+		acc = append(acc, 0)
+	}
+	for k, v := range c {
+		acc[k] += v
+	}
+	return acc
+}
+
+func (c *coordinator[S]) limitHit() int32 {
+	e := c.e
+	if e.opts.Stop != nil {
+		select {
+		case <-e.opts.Stop:
+			return limitStop
+		default:
+		}
+	}
+	if !e.deadline.IsZero() && time.Now().After(e.deadline) {
+		return limitTime
+	}
+	return limitNone
+}
+
+// link asks the part that committed state idx for its parent link.
+func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
+	for _, lv := range c.who {
+		for i, r := range lv {
+			if idx >= r.a && idx < r.b {
+				w := wr{b: []byte{opLink}}
+				w.u64(idx)
+				b, err := c.t.Call(i, w.b)
+				if err != nil {
+					return 0, 0, err
+				}
+				rr := &rd{b: b}
+				parent, pos := rr.u64(), int(rr.u32())
+				return parent, pos, rr.err
+			}
+		}
+	}
+	return 0, 0, errors.New("no part committed state " + strconv.FormatUint(idx, 10))
+}
+
+// trace rebuilds the counterexample of violation v from the parts' parent links: the path of
+// successor positions from an initial state, replayed here, its last state checked against
+// the violating state's fingerprint.
+func (c *coordinator[S]) trace(v violation) (*Trace, error) {
+	e := c.e
+	var rev []int
+	idx := uint64(v.idx)
+	for {
+		parent, pos, err := c.link(idx)
+		if err != nil {
+			return nil, err
+		}
+		rev = append(rev, pos)
+		if parent == noParent {
+			break
+		}
+		idx = parent
+	}
+	slices.Reverse(rev)
+	init := e.inits[rev[0]]
+	if e.sym != nil {
+		e.sym.Canonicalize(&init)
+	}
+	canon := []S{init}
+	var codes []uint64
+	var succ []S
+	var acts []uint64
+	steps := rev[1:]
+	if v.step {
+		steps = append(steps, int(v.pos))
+	}
+	for n, pos := range steps {
+		cur := canon[len(canon)-1]
+		succ, acts = e.m.Next(&cur, succ[:0], acts[:0])
+		if pos >= len(succ) {
+			return nil, errors.New("trace replay: step " + itoa(n+2) + " has no successor " + itoa(pos) + nondetHint)
+		}
+		t := succ[pos]
+		if e.sym != nil && !(v.step && n == len(steps)-1) {
+			e.sym.Canonicalize(&t)
+		}
+		canon = append(canon, t)
+		codes = append(codes, acts[pos])
+	}
+	n0 := len(rev) - 1
+	if v.fp != 0 {
+		enc := e.m.Encode(&canon[n0], nil)
+		if e.fp(enc) != v.fp {
+			return nil, errors.New("trace replay: state " + itoa(n0+1) + " is not the violating state" + nondetHint)
+		}
+	}
+	lastProp := -1
+	if v.step {
+		lastProp = v.prop
+	}
+	states, acts2 := e.actualWalkFrom(rev[0], canon, codes, lastProp)
+	states, acts2 = e.settle(states, acts2, lastProp)
+	t := e.makeTrace(e.violName(v), states, acts2)
+	n := len(states) - 1
+	switch {
+	case v.prop < 0:
+		t.Witness = deadlockWitness(n)
+	case v.step:
+		t.Witness = stepWitness(e.m, &e.props[v.prop], &states[n-1], acts2[n-1], &states[n], n)
+	default:
+		t.Witness = stateWitness(&e.props[v.prop], &states[n], n)
+	}
+	return t, nil
+}
+
+// wr and rd write and read the messages' little-endian fields.
+type wr struct{ b []byte }
+
+func (w *wr) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *wr) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+func (w *wr) viol(v violation) {
+	var f byte
+	if v.found {
+		f |= 1
+	}
+	if v.step {
+		f |= 2
+	}
+	w.b = append(w.b, f)
+	w.u64(uint64(v.idx))
+	w.u32(uint32(v.pos))
+	w.u32(uint32(int32(v.prop)))
+	w.u64(v.fp)
+}
+
+type rd struct {
+	b   []byte
+	err error
+}
+
+func (r *rd) need(n int) bool {
+	if r.err == nil && len(r.b) < n {
+		r.err = errors.New("partitioned search: a message is shorter than its fields")
+	}
+	return r.err == nil
+}
+
+func (r *rd) u8() byte {
+	if !r.need(1) {
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *rd) u32() uint32 {
+	if !r.need(4) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *rd) u64() uint64 {
+	if !r.need(8) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *rd) viol() violation {
+	f := r.u8()
+	v := violation{found: f&1 != 0, step: f&2 != 0}
+	v.idx = uint32(r.u64())
+	v.pos = uint16(r.u32())
+	v.prop = int(int32(r.u32()))
+	v.fp = r.u64()
+	return v
+}
+
+// keyTable maps fingerprints (never 0) to the least key offered for each: open addressing
+// with linear probing on the fingerprint's low bits, at most half full, kept from level to
+// level and cleared.
+type keyTable struct {
+	fps, keys []uint64
+	mask      uint64
+	n         int
+}
+
+// offer records key for fp if fp has no key yet or a larger one, and reports whether fp was
+// new.
+func (t *keyTable) offer(fp, key uint64) bool {
+	if 2*(t.n+1) > len(t.fps) {
+		t.grow()
+	}
+	for i := fp & t.mask; ; i = (i + 1) & t.mask {
+		switch t.fps[i] {
+		case fp:
+			if key < t.keys[i] {
+				t.keys[i] = key
+			}
+			return false
+		case 0:
+			t.fps[i], t.keys[i] = fp, key
+			t.n++
+			return true
+		}
+	}
+}
+
+func (t *keyTable) grow() {
+	size := max(2*len(t.fps), 1024)
+	fps, keys := t.fps, t.keys
+	t.fps, t.keys, t.mask, t.n = make([]uint64, size), make([]uint64, size), uint64(size-1), 0
+	for i, fp := range fps {
+		if fp != 0 {
+			t.offer(fp, keys[i])
+		}
+	}
+}
+
+// reset empties the table, keeping its room.
+func (t *keyTable) reset() {
+	if t.n > 0 {
+		clear(t.fps)
+	}
+	t.n = 0
+}

@@ -1,0 +1,112 @@
+package cluster
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"kmc/app"
+	"kmc/checker"
+	"kmc/specs"
+)
+
+// load builds check name of the spec at path with sets, with the spec's options.
+func load(t *testing.T, path, name string, sets ...string) (checker.Runnable, checker.Options) {
+	t.Helper()
+	spec, err := specs.Load(path, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := app.PickCheck(spec, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, opts, err := spec.Runnable(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Vacuity = true
+	return r, opts
+}
+
+// sameResult compares everything a partitioned search must give as the single machine:
+// verdict, property, reason, counts, depth, queue, coverage, vacuity and the counterexample
+// (every state's values, actions, events and views); not time, memory or workers.
+func sameResult(t *testing.T, name string, got, want checker.Result) {
+	t.Helper()
+	g, w := got.Stats, want.Stats
+	g.Elapsed, w.Elapsed, g.MemoryBytes, w.MemoryBytes, g.Workers, w.Workers = 0, 0, 0, 0, 0, 0
+	got.Stats, want.Stats = g, w
+	if !reflect.DeepEqual(got.Trace, want.Trace) {
+		t.Errorf("%s: the counterexamples differ", name)
+	}
+	got.Trace, want.Trace = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: partitioned\n%+v\nsingle process\n%+v", name, got, want)
+	}
+}
+
+// TestPartitionsParity: kmc check --partitions N over the embedded NATS server gives the
+// single-process engine's result on real specs, for N = 1, 2, 3: violations with their
+// counterexamples (KAFKA-18723 before PR 18852, two-phase commit without its fix), complete
+// searches with symmetry (KAFKA-18723 fixed), the deadlock check, and the state limit.
+func TestPartitionsParity(t *testing.T) {
+	tests := []struct {
+		path, check string
+		sets        []string
+		edit        func(*checker.Options)
+	}{
+		{"../specs/twophase.toml", "buggy", nil, nil},
+		{"../specs/twophase.toml", "fixed", []string{"rms=5"}, func(o *checker.Options) { o.Coverage = true }},
+		{"../specs/kafka-18723.toml", "buggy", nil, nil},
+		{"../specs/kafka-13141.toml", "v2-8", nil, func(o *checker.Options) { o.Deadlock = true }},
+		{"../specs/kafka-13141.toml", "v3-3", []string{"brokers=4"}, func(o *checker.Options) { o.MaxStates = 20000 }},
+	}
+	if !testing.Short() {
+		tests = append(tests, struct {
+			path, check string
+			sets        []string
+			edit        func(*checker.Options)
+		}{"../specs/kafka-18723.toml", "fixed", nil, nil})
+	}
+	for _, tc := range tests {
+		r, opts := load(t, tc.path, tc.check, tc.sets...)
+		if tc.edit != nil {
+			tc.edit(&opts)
+		}
+		opts.Workers = 2
+		opts.POR = false // the reduction runs on one machine only (TestPartitionsRefusePOR)
+		want := r.Check(opts)
+		name := strings.TrimPrefix(tc.path, "../specs/") + " " + tc.check
+		for _, n := range []int{1, 2, 3} {
+			got, wire, err := CheckPartitions(r, opts, n)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sameResult(t, name+" partitions="+string(rune('0'+n)), got, want)
+			if n > 1 && wire.Messages == 0 {
+				t.Errorf("%s partitions=%d: nothing went over NATS", name, n)
+			}
+		}
+	}
+}
+
+// TestPartitionsRefusePOR: a search under the partial-order reduction is refused with the
+// reason (two-phase commit declares its independence; the reduction is on by default).
+func TestPartitionsRefusePOR(t *testing.T) {
+	r, opts := load(t, "../specs/twophase.toml", "fixed")
+	opts.POR = true
+	_, _, err := CheckPartitions(r, opts, 2)
+	if err == nil || !strings.Contains(err.Error(), "partial-order reduction") {
+		t.Fatalf("got %v, want a refusal naming the partial-order reduction", err)
+	}
+}
+
+// TestPartitionsRefuseLiveness: a check with a liveness property is refused with the reason.
+func TestPartitionsRefuseLiveness(t *testing.T) {
+	r, opts := load(t, "../specs/kafka-14154.toml", "buggy")
+	_, _, err := CheckPartitions(r, opts, 2)
+	if err == nil || !strings.Contains(err.Error(), "liveness") {
+		t.Fatalf("got %v, want a refusal naming liveness", err)
+	}
+}

@@ -1,0 +1,5 @@
+package cluster
+
+import "runtime"
+
+func numCPU() int { return runtime.NumCPU() }

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// clusterTests skips a multi-process test unless KMC_CLUSTER_TESTS is set (make cluster-test).
+func clusterTests(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("KMC_CLUSTER_TESTS") == "" {
+		t.Skip("starts kmc node processes: set KMC_CLUSTER_TESTS=1 (make cluster-test)")
+	}
+	return kmcBinary(t)
+}
+
+// freePort is a loopback port nothing listens on (at the time of asking).
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// node is a kmc node process of a test.
+type node struct {
+	cmd *exec.Cmd
+	url string
+	run chan struct{} // closed when the node takes its first part of a run or swarm
+}
+
+// startNodes starts n kmc node processes on loopback, clustered by routes, and waits until
+// each takes runs. They are killed when the test ends.
+func startNodes(t *testing.T, bin string, n int, extra ...string) []*node {
+	t.Helper()
+	cports := make([]int, n)
+	var routes []string
+	for i := range cports {
+		cports[i] = freePort(t)
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", cports[i]))
+	}
+	var nodes []*node
+	for i := range n {
+		port := freePort(t)
+		args := append([]string{"node", "--data", filepath.Join(t.TempDir(), "n"), "--name", fmt.Sprintf("n%d", i+1),
+			"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--cluster-listen", fmt.Sprintf("127.0.0.1:%d", cports[i]),
+			"--routes", strings.Join(routes, ","), "--workers", "1"}, extra...)
+		cmd := exec.Command(bin, args...)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		ready := make(chan string, 1)
+		taken := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(out)
+			once := false
+			for sc.Scan() {
+				if _, u, ok := strings.Cut(sc.Text(), "listening on "); ok {
+					ready <- strings.Fields(u)[0]
+				}
+				if !once && (strings.Contains(sc.Text(), ": part ") || strings.Contains(sc.Text(), ": walks of ")) {
+					once = true
+					close(taken)
+				}
+			}
+		}()
+		select {
+		case u := <-ready:
+			nodes = append(nodes, &node{cmd: cmd, url: u, run: taken})
+		case <-time.After(30 * time.Second):
+			t.Fatalf("node %d did not start in 30s", i+1)
+		}
+	}
+	return nodes
+}
+
+// withoutTime drops the lines that say how long a search took.
+func withoutTime(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "Finished in ") && !strings.HasPrefix(l, "Progress(") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestClusterParity: three kmc node processes on loopback run kmc check --cluster with the
+// single process's output (verdicts, counts, depth, traces) and counterexample files, byte
+// for byte; --partitions 2 does too.
+func TestClusterParity(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	runs := [][]string{
+		{"../../specs/twophase.toml", "--por=false"},
+		{"../../specs/twophase.toml", "--check", "fixed", "--set", "rms=5", "--coverage", "--por=false"},
+		{"../../specs/kafka-18723.toml", "--check", "buggy"},
+		{"../../specs/kafka-13141.toml", "--deadlock"},
+		{"../../specs/kafka-13141.toml", "--check", "v3-3", "--set", "brokers=4", "--max-states", "20000"},
+	}
+	for _, args := range runs {
+		name := strings.Join(args, " ")
+		dir := t.TempDir()
+		single := append([]string{"check", "--workers", "2", "--out", filepath.Join(dir, "single")}, args...)
+		code, want, _ := runBinary(t, exec.Command(bin, single...))
+		for _, mode := range [][]string{{"--cluster", nodes[1].url, "--nodes", "3"}, {"--partitions", "2"}} {
+			out := filepath.Join(dir, mode[0][2:])
+			dist := append(append([]string{"check", "--workers", "2", "--out", out}, args...), mode...)
+			gotCode, got, stderr := runBinary(t, exec.Command(bin, dist...))
+			got = strings.ReplaceAll(got, out, filepath.Join(dir, "single"))
+			if gotCode != code || withoutTime(got) != withoutTime(want) {
+				t.Errorf("%s %s: exit %d, want %d; output differs:\n%s\nwant:\n%s\nstderr:\n%s", name, mode[0], gotCode, code, got, want, stderr)
+			}
+			if !strings.Contains(stderr, "over NATS") {
+				t.Errorf("%s %s: stderr does not say what went over NATS:\n%s", name, mode[0], stderr)
+			}
+			for _, f := range []string{"trace.txt", "trace.itf.json"} {
+				matches, _ := filepath.Glob(filepath.Join(dir, "single", "*", f))
+				for _, m := range matches {
+					rel, _ := filepath.Rel(filepath.Join(dir, "single"), m)
+					a, _ := os.ReadFile(m)
+					b, err := os.ReadFile(filepath.Join(out, rel))
+					if err != nil || string(a) != string(b) {
+						t.Errorf("%s %s: %s differs from the single process's (%v)", name, mode[0], rel, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClusterNodeLost: a node killed (SIGKILL) while a search runs is noticed, and the search
+// starts over with the nodes left and gives the single process's result; the two nodes left
+// then take a new run with the right answer.
+func TestClusterNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	cmd := exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--set", "rms=8", "--cluster", nodes[0].url, "--nodes", "3")
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
+	<-nodes[2].run // the search takes about 2.5 s on three nodes: kill one in its middle
+	time.Sleep(time.Second)
+	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the search did not end within 2 minutes of a node's loss")
+	}
+	_, want8, _ := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--set", "rms=8"))
+	if code != exitOK || withoutTime(stdout) != withoutTime(want8) || !strings.Contains(stderr, "node n3 (part 2) is lost") || !strings.Contains(stderr, "starting the search over with 2 nodes") {
+		t.Errorf("got exit %d, want %d with the lost node named and the single process's output:\n%s\n%s\nwant\n%s", code, exitOK, stdout, stderr, want8)
+	}
+	code, got, _ := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--cluster", nodes[0].url, "--nodes", "2"))
+	_, want, _ := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false"))
+	if code != exitSafety || withoutTime(got) != withoutTime(want) {
+		t.Errorf("after the loss, two nodes: exit %d, output\n%s\nwant\n%s", code, got, want)
+	}
+}
+
+// TestNodeRefusals: beyond loopback a node needs a token; a check refuses liveness across
+// nodes, and a cluster with too few nodes.
+func TestNodeRefusals(t *testing.T) {
+	bin := clusterTests(t)
+	code, _, stderr := runBinary(t, exec.Command(bin, "node", "--data", t.TempDir(), "--listen", "0.0.0.0:0"))
+	if code != exitUsage || !strings.Contains(stderr, "--token") {
+		t.Errorf("node on 0.0.0.0 without a token: exit %d, stderr %s", code, stderr)
+	}
+	nodes := startNodes(t, bin, 1)
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/kafka-14154.toml", "--check", "buggy", "--cluster", nodes[0].url))
+	if code != exitUsage || !strings.Contains(stderr, "liveness") {
+		t.Errorf("liveness across nodes: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--cluster", nodes[0].url, "--nodes", "2"))
+	if code == exitOK || !strings.Contains(stderr, "found 1 nodes") {
+		t.Errorf("too few nodes: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestNodeToken: a node with a token refuses a coordinator without it and serves one with it.
+func TestNodeToken(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 1, "--token", "s3cret")
+	code, _, stderr := runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--cluster", nodes[0].url))
+	if code == exitOK || !strings.Contains(strings.ToLower(stderr), "authorization") {
+		t.Errorf("without the token: exit %d, stderr %s", code, stderr)
+	}
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--cluster", nodes[0].url, "--token", "s3cret"))
+	if code != exitOK {
+		t.Errorf("with the token: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// withoutWalkStats drops, besides the time, the line of a simulation's counts: at a violation
+// one process also counts the walks above it that were under way, which depends on timing.
+func withoutWalkStats(s string) string {
+	var out []string
+	for _, l := range strings.Split(withoutTime(s), "\n") {
+		if !strings.Contains(l, " walks, ") || !strings.Contains(l, "states visited") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestClusterSimulate: a swarm across three kmc node processes prints what one process
+// prints for the same seed: the violating walk and its trace, and without a violation every
+// count, the HyperLogLog estimate included.
+func TestClusterSimulate(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	runs := [][]string{
+		{"../../specs/twophase.toml", "--seed", "7", "--runs", "2000"},
+		{"../../specs/kafka-18723.toml", "--check", "buggy", "--seed", "3", "--runs", "3000", "--depth", "60"},
+		{"../../specs/kafka-13141.toml", "--check", "v2-8", "--seed", "11", "--runs", "1500", "--bias", "delay"},
+	}
+	for _, args := range runs {
+		name := strings.Join(args, " ")
+		sim := append([]string{"simulate", "--workers", "2"}, args...)
+		code, want, _ := runBinary(t, exec.Command(bin, sim...))
+		gotCode, got, stderr := runBinary(t, exec.Command(bin, append(sim, "--cluster", nodes[0].url, "--nodes", "3", "--block", "128")...))
+		cmp := withoutTime
+		if code != exitOK {
+			cmp = withoutWalkStats
+		}
+		if gotCode != code || cmp(got) != cmp(want) {
+			t.Errorf("%s: exit %d, want %d; output differs:\n%s\nwant:\n%s\nstderr:\n%s", name, gotCode, code, got, want, stderr)
+		}
+	}
+}
+
+// TestSuitePartitions: kmc suite --partitions 3 prints the single process's table (verdicts,
+// states, depths, mismatches; times masked) and says how many searches ran partitioned.
+func TestSuitePartitions(t *testing.T) {
+	for _, dir := range []string{"testdata/suite-ok", "testdata/suite-robust"} {
+		var want, got, stderr strings.Builder
+		wantCode := run([]string{"suite", dir, "--workers", "1"}, &want, &stderr)
+		gotCode := run([]string{"suite", dir, "--workers", "1", "--partitions", "3"}, &got, &stderr)
+		g, w := mask(got.String()), mask(want.String())
+		i := strings.LastIndex(g, "searches ran as 3 partitions over NATS")
+		if gotCode != wantCode || i < 0 {
+			t.Fatalf("%s: exit %d (want %d), output:\n%s", dir, gotCode, wantCode, g)
+		}
+		g = g[:strings.LastIndex(g[:i], "\n")+1]
+		if g != w {
+			t.Errorf("%s: --partitions 3:\n%s\nwant:\n%s", dir, g, w)
+		}
+	}
+}
+
+// TestClusterSimulateNodeLost: a node killed (SIGKILL) during a swarm leaves its block
+// unacknowledged; it is delivered again to a node left, and the swarm prints what one
+// process prints for the seed.
+func TestClusterSimulateNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	args := []string{"simulate", "../../specs/kafka-18723.toml", "--check", "fixed", "--seed", "5", "--runs", "200000", "--depth", "100", "--workers", "2"}
+	cmd := exec.Command(bin, append(args, "--cluster", nodes[0].url, "--nodes", "3", "--block", "500")...)
+	done := make(chan struct{})
+	var code int
+	var got, stderr string
+	go func() { code, got, stderr = runBinary(t, cmd); close(done) }()
+	<-nodes[2].run // the swarm takes about 10 s on three nodes
+	time.Sleep(2 * time.Second)
+	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the swarm did not end within 3 minutes of a node's loss")
+	}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	if code != wantCode || withoutTime(got) != withoutTime(want) {
+		t.Errorf("exit %d, want %d; output\n%s\nwant\n%s\nstderr\n%s", code, wantCode, got, want, stderr)
+	}
+}
