@@ -91,6 +91,10 @@ type harnessStep struct {
 	StopFetcher  bool           `json:"stopFetcher,omitempty"`
 	Live         []int          `json:"live"`
 	BrokerEpochs map[string]int `json:"brokerEpochs"`
+	// ShuttingDown: the brokers in controlled shutdown in the controller's view, which a KRaft
+	// broker's metadata cache reports (MetadataCache.isBrokerShuttingDown, read by
+	// Partition.isReplicaIsrEligible); ZooKeeper mode's cache reports none (nil: all false).
+	ShuttingDown []int `json:"shuttingDown"`
 }
 
 // conformConfig checks that the harness can run a trace of configuration c and says why not.
@@ -144,6 +148,12 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 		}
 		st := harnessStep{State: i, Action: name, Args: args}
 		st.Live, st.BrokerEpochs = controllerView(prev)
+		if zk := profileZooKeeper(c); !zk {
+			st.ShuttingDown = brokerSet(rec(prev["controller"], "shuttingDownBrokers"))
+			if st.ShuttingDown == nil {
+				st.ShuttingDown = []int{}
+			}
+		}
 		switch name {
 		case "LeaderAppend":
 			st.Record = int(intOf(cur["written"]))
@@ -222,4 +232,11 @@ func findMsg(s map[string]any, typ string, from, to int) any {
 		return m
 	}
 	return nil
+}
+
+// profileZooKeeper reports whether configuration c's release runs the ZooKeeper-era broker
+// (its metadata cache knows no controlled shutdown).
+func profileZooKeeper(c model.Config) bool {
+	p, ok := model.ProfileByName(c.Version)
+	return ok && p.ZooKeeper
 }

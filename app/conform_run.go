@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,7 +80,7 @@ func buildHarness(dir, release string, log io.Writer) (*harness, error) {
 	}
 	h := &harness{dir: dir, release: release, classes: filepath.Join(dir, "target", "classes")}
 	cpFile := filepath.Join(dir, "target", "classpath-"+release+".txt")
-	if data, err := os.ReadFile(cpFile); err == nil && fileExists(filepath.Join(h.classes, "kmc", "conformance", "Main.class")) {
+	if data, err := os.ReadFile(cpFile); err == nil && !harnessStale(dir, filepath.Join(h.classes, "kmc", "conformance", "Main.class")) {
 		h.classpath = strings.TrimSpace(string(data))
 		return h, nil
 	}
@@ -103,6 +104,30 @@ func buildHarness(dir, release string, log io.Writer) (*harness, error) {
 	}
 	h.classpath = strings.TrimSpace(string(data))
 	return h, nil
+}
+
+// harnessStale reports whether the harness's compiled classes (main, a class file of the
+// build) are missing or older than its sources or pom.xml, so that an edited harness is
+// built again before it runs.
+func harnessStale(dir, main string) bool {
+	built, err := os.Stat(main)
+	if err != nil {
+		return true
+	}
+	stale := false
+	check := func(path string) {
+		if fi, err := os.Stat(path); err == nil && fi.ModTime().After(built.ModTime()) {
+			stale = true
+		}
+	}
+	check(filepath.Join(dir, "pom.xml"))
+	_ = filepath.WalkDir(filepath.Join(dir, "src", "main"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			check(path)
+		}
+		return nil
+	})
+	return stale
 }
 
 func fileExists(p string) bool {

@@ -432,6 +432,14 @@ func TestBuildInputShutdownSteps(t *testing.T) {
 				t.Fatalf("%s walk %d: %v, unmapped %v", rel, k, err, unmapped)
 			}
 			for _, st := range in.Steps {
+				// The controller's brokers in controlled shutdown reach a KRaft-era broker's
+				// metadata cache (Partition.isReplicaIsrEligible); ZooKeeper's reports none.
+				if zk := rel == "3.9.2"; zk != (st.ShuttingDown == nil) {
+					t.Fatalf("%s walk %d state %d: shuttingDown %v", rel, k, st.State, st.ShuttingDown)
+				}
+				if len(st.ShuttingDown) > 0 {
+					seen["shutting down in the controller's view"]++
+				}
 				switch st.Action {
 				case "BrokerCrash", "BrokerControlledShutdown", "BrokerBeginShutdown", "BrokerStop":
 					key := st.Action + " -> " + st.Status
@@ -446,6 +454,8 @@ func TestBuildInputShutdownSteps(t *testing.T) {
 		want := []string{"BrokerCrash -> closing", "BrokerStop -> down", "BrokerControlledShutdown -> shutting down", "BrokerBeginShutdown -> closing"}
 		if rel == "3.9.2" {
 			want = append(want, "BrokerControlledShutdown -> shutting down, fetcher stopped")
+		} else {
+			want = append(want, "shutting down in the controller's view")
 		}
 		for _, w := range want {
 			if seen[w] == 0 {

@@ -56,6 +56,8 @@ final class Cluster implements AutoCloseable {
     /** The controller's view, from the trace: live brokers and broker epochs (KIP-903). */
     final Set<Integer> live = new java.util.HashSet<>();
     final Map<Integer, Long> brokerEpochs = new HashMap<>();
+    /** The brokers in controlled shutdown in the controller's view (KRaft's metadata cache; none with ZooKeeper). */
+    final Set<Integer> shuttingDown = new java.util.HashSet<>();
 
     Cluster(File root, int n, int minIsr, int maxFetchRecords, String sizes) {
         this.root = root;
@@ -293,7 +295,7 @@ final class Cluster implements AutoCloseable {
             case "isBrokerFenced":
                 return !live.contains((Integer) inv.getArgument(0));
             case "isBrokerShuttingDown":
-                return false;
+                return shuttingDown.contains((Integer) inv.getArgument(0));
             case "getAliveBrokerEpoch": {
                 int b = inv.getArgument(0);
                 Object v = live.contains(b) ? brokerEpochs.get(b) : null;

@@ -176,6 +176,10 @@ public final class Main {
         if (s.containsKey("brokerEpochs")) {
             Json.obj(s.get("brokerEpochs")).forEach((k, v) -> c.brokerEpochs.put(Integer.parseInt(k), ((Number) v).longValue()));
         }
+        c.shuttingDown.clear();
+        if (s.get("shuttingDown") != null) {
+            c.shuttingDown.addAll(Json.ints(s.get("shuttingDown")));
+        }
     }
 
     static void step(Cluster c, Map<String, Object> s) throws Exception {
