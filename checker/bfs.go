@@ -208,15 +208,8 @@ func (e *engine[S]) initial(cur *frontier) int {
 	var enc []byte
 	for i := range e.inits {
 		t := e.inits[i]
-		orbit := 0
-		if e.cenc != nil {
-			enc, orbit = e.cenc.EncodeCanonical(&t, enc[:0])
-		} else {
-			if e.sym != nil {
-				e.sym.Canonicalize(&t)
-			}
-			enc = e.m.Encode(&t, enc[:0])
-		}
+		var orbit int
+		enc, orbit = e.encodeInit(&t, enc[:0])
 		initOut.cands = append(initOut.cands, cand{fp: e.fp(enc), parent: noIndex, pos: uint16(i),
 			off: uint32(len(initOut.arena)), n: uint32(len(enc)), orbit: uint32(orbit)})
 		initOut.arena = append(initOut.arena, enc...)
@@ -225,6 +218,19 @@ func (e *engine[S]) initial(cur *frontier) int {
 	cur.reset(0)
 	total := e.insert([]*chunkOut{initOut})
 	return e.commit([]*chunkOut{initOut}, total, cur, false)
+}
+
+// encodeInit appends the encoding of initial state t, the canonical one under symmetry (t is
+// canonicalized in place), to enc, with its class size when the model gives it
+// (CanonicalEncoder), else 0.
+func (e *engine[S]) encodeInit(t *S, enc []byte) ([]byte, int) {
+	if e.cenc != nil {
+		return e.cenc.EncodeCanonical(t, enc)
+	}
+	if e.sym != nil {
+		e.sym.Canonicalize(t)
+	}
+	return e.m.Encode(t, enc), 0
 }
 
 // checkpointDue reports whether to take a checkpoint after a segment of level depth, when

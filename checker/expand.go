@@ -511,9 +511,8 @@ func (c *chunkSet) add(slot, fp uint64, i uint32) {
 	}
 }
 
-// limitHit reports which limit, if any, stops the search now.
-func (w *worker[S]) limitHit() int32 {
-	e := w.e
+// stopOrTime reports a stop request or the time limit passed, if either stops the search now.
+func (e *engine[S]) stopOrTime() int32 {
 	if e.opts.Stop != nil {
 		select {
 		case <-e.opts.Stop:
@@ -523,6 +522,15 @@ func (w *worker[S]) limitHit() int32 {
 	}
 	if !e.deadline.IsZero() && time.Now().After(e.deadline) {
 		return limitTime
+	}
+	return limitNone
+}
+
+// limitHit reports which limit, if any, stops the search now.
+func (w *worker[S]) limitHit() int32 {
+	e := w.e
+	if l := e.stopOrTime(); l != limitNone {
+		return l
 	}
 	if e.opts.MemoryBytes > 0 {
 		used := e.ownBytes.Load()

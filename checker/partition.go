@@ -331,15 +331,8 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 			var enc []byte
 			for i := range e.inits {
 				t := e.inits[i]
-				orbit := 0
-				if e.cenc != nil {
-					enc, orbit = e.cenc.EncodeCanonical(&t, enc[:0])
-				} else {
-					if e.sym != nil {
-						e.sym.Canonicalize(&t)
-					}
-					enc = e.m.Encode(&t, enc[:0])
-				}
+				var orbit int
+				enc, orbit = e.encodeInit(&t, enc[:0])
 				if err := p.addCand(e.fp(enc), uint64(i), enc, uint32(orbit)); err != nil {
 					return nil, err
 				}
@@ -998,20 +991,7 @@ func addCov(acc, c []int64, first bool) []int64 {
 	return acc
 }
 
-func (c *coordinator[S]) limitHit() int32 {
-	e := c.e
-	if e.opts.Stop != nil {
-		select {
-		case <-e.opts.Stop:
-			return limitStop
-		default:
-		}
-	}
-	if !e.deadline.IsZero() && time.Now().After(e.deadline) {
-		return limitTime
-	}
-	return limitNone
-}
+func (c *coordinator[S]) limitHit() int32 { return c.e.stopOrTime() }
 
 // link asks the part that committed state idx for its parent link.
 func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
