@@ -135,6 +135,7 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 		h.Init = append(h.Init, in)
 	}
 	unmapped := map[string][]int{}
+	zk := profileZooKeeper(c)
 	for i := 1; i < len(t.States); i++ {
 		prev, cur := t.States[i-1], t.States[i]
 		actName := itfStr(cur["mbt::actionTaken"])
@@ -148,7 +149,7 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 		}
 		st := harnessStep{State: i, Action: name, Args: args}
 		st.Live, st.BrokerEpochs = controllerView(prev)
-		if zk := profileZooKeeper(c); !zk {
+		if !zk {
 			st.ShuttingDown = brokerSet(rec(prev["controller"], "shuttingDownBrokers"))
 			if st.ShuttingDown == nil {
 				st.ShuttingDown = []int{}
