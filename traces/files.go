@@ -385,7 +385,7 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVGWith(b, t, chart) },
 		"sequence.png": func(b *bytes.Buffer) error { return SequencePNGWith(b, t, chart) },
 		"report.html":  func(b *bytes.Buffer) error { return HTML(b, t, info) },
-		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, t, opts.Views) },
+		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, namedLast(t, opts.Params), opts.Views) },
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {
@@ -403,6 +403,19 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 		out[i] = b.Bytes()
 	}
 	return out, nil
+}
+
+// namedLast is t with its last state's action named by p (NamedAction), for the title of
+// views.png; t itself when p is nil. t is not changed.
+func namedLast(t *checker.Trace, p ActionParamNamer) *checker.Trace {
+	if p == nil || t == nil || len(t.States) < 2 {
+		return t
+	}
+	c := *t
+	c.States = append([]checker.TraceState(nil), t.States...)
+	last := &c.States[len(c.States)-1]
+	last.Action = NamedAction(last.Action, last.Kind, p)
+	return &c
 }
 
 // writeFile writes data to path and checks Close.

@@ -1,8 +1,8 @@
 package traces
 
 import (
-	"fmt"
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"

@@ -692,7 +692,7 @@ func layoutSequence(t *checker.Trace, opts SequenceOptions) (*seqLayout, error) 
 	return l, nil
 }
 
-// cutAround is s without the parts that lie under the texts' boxes (2 px around), in
+// cutAround is s without the parts that lie under the texts' boxes, in
 // order from s's start: an arrow drawn so that no label lies on it.
 func cutAround(s seqSeg, texts []*seqText) []seqSeg {
 	type span struct{ t0, t1 float64 }
@@ -702,7 +702,7 @@ func cutAround(s seqSeg, texts []*seqText) []seqSeg {
 		if len(tx.lines) == 0 {
 			continue
 		}
-		b := seqBox{tx.box.x0 - 2, tx.box.y0 - 2, tx.box.x1 + 2, tx.box.y1 + 2}
+		b := tx.box
 		t0, t1 := 0.0, 1.0
 		ok := true
 		for _, c := range [4][2]float64{{-dx, s.x1 - b.x0}, {dx, b.x1 - s.x1}, {-dy, s.y1 - b.y0}, {dy, b.y1 - s.y1}} {
