@@ -692,7 +692,7 @@ func layoutSequence(t *checker.Trace, opts SequenceOptions) (*seqLayout, error) 
 	return l, nil
 }
 
-// cutAround is s without the parts that lie under the texts' boxes, in
+// cutAround is s without the parts that lie under the texts' boxes (1 px around), in
 // order from s's start: an arrow drawn so that no label lies on it.
 func cutAround(s seqSeg, texts []*seqText) []seqSeg {
 	type span struct{ t0, t1 float64 }
@@ -702,7 +702,7 @@ func cutAround(s seqSeg, texts []*seqText) []seqSeg {
 		if len(tx.lines) == 0 {
 			continue
 		}
-		b := tx.box
+		b := seqBox{tx.box.x0 - 1, tx.box.y0 - 1, tx.box.x1 + 1, tx.box.y1 + 1}
 		t0, t1 := 0.0, 1.0
 		ok := true
 		for _, c := range [4][2]float64{{-dx, s.x1 - b.x0}, {dx, b.x1 - s.x1}, {-dy, s.y1 - b.y0}, {dy, b.y1 - s.y1}} {
@@ -962,7 +962,7 @@ func SequenceDOTWith(w io.Writer, t *checker.Trace, opts SequenceOptions) error 
 		if len(tx.lines) == 0 {
 			return
 		}
-		b := tx.box
+		b := seqBox{tx.box.x0 - 1, tx.box.y0 - 1, tx.box.x1 + 1, tx.box.y1 + 1}
 		fmt.Fprintf(bw, "  %s [shape=plaintext, label=%s, fontcolor=%q, width=%s, height=%s, pos=%q%s];\n",
 			name, quoteKeepL(strings.Join(tx.lines, `\l`)+`\l`), tx.color, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2), extra)
 	}
