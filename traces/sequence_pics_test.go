@@ -2,6 +2,8 @@ package traces
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +123,41 @@ func TestSequenceNamedDecisiveFacts(t *testing.T) {
 	}
 	if !strings.Contains(dot.String(), "Inc(process=p2)") || !strings.Contains(dot.String(), "band3mark") {
 		t.Errorf("DOT lacks the named action or the decisive mark")
+	}
+}
+
+// Reference: issue 28: --out writes no trace.svg or trace.png (the trace graph is in
+// trace.dot), and its chart, report and views name the actions' arguments.
+func TestWriteAllPictures(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	tr := safetyTrace()
+	tr.States[2].Views = `[{"name":"counters","title":"Counters","columns":["process","x"],"rows":[["p1","1"],["p2","2"]]}]`
+	w, err := WriteAll(dir, tr, ReportInfo{}, WriteOptions{Params: namer{}, Views: ViewSelection{"counters"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range w.Paths {
+		names = append(names, filepath.Base(p))
+	}
+	if got, want := strings.Join(names, " "), "trace.txt trace.itf.json trace.dot sequence.svg sequence.png report.html views.png"; got != want {
+		t.Errorf("files: got %s, want %s", got, want)
+	}
+	for _, name := range []string{"sequence.svg", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Inc(process=p2)", "Counters: 2"} {
+			if name == "report.html" && want == "Counters: 2" {
+				want = `class="note fact"`
+			}
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s holds no %q", name, want)
+			}
+		}
+	}
+	if got := namedLast(tr, namer{}).States[2].Action; got != "Inc(process=p2)" || tr.States[2].Action != "Inc(p2)" {
+		t.Errorf("namedLast: got %q, and the trace's own action %q, want Inc(process=p2) and Inc(p2)", got, tr.States[2].Action)
 	}
 }
