@@ -23,7 +23,6 @@ import org.apache.kafka.common.metadata.TopicRecord;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import org.apache.kafka.common.utils.LogContext;
 
 /**
  * The KRaft controller's partition changes on Kafka's real classes: for one step of the model's
@@ -59,8 +58,10 @@ final class KRaftController {
         int b = Json.i(k, "broker", 0);
         Map<String, Object> prior = Json.obj(k.get("prior"));
         List<Integer> replicas = Json.ints(k.get("replicas"));
-        LogContext lc = new LogContext("[kmc controller] ");
-        Object sr = Class.forName("org.apache.kafka.timeline.SnapshotRegistry").getConstructor(LogContext.class).newInstance(lc);
+        // LogContext moved to org.apache.kafka.common.utils.internals in 4.4.
+        Class<?> lcc = Dyn.clsOrThrow("org.apache.kafka.common.utils.LogContext", "org.apache.kafka.common.utils.internals.LogContext");
+        Object lc = lcc.getConstructor(String.class).newInstance("[kmc controller] ");
+        Object sr = Class.forName("org.apache.kafka.timeline.SnapshotRegistry").getConstructor(lcc).newInstance(lc);
 
         // FeatureControlManager: the release's latest production metadata version (or the one the
         // trace's profile names), and eligible.leader.replicas.version 1 when the model has ELR.
@@ -70,7 +71,9 @@ final class KRaftController {
         // The controller's supported features: the release's own (QuorumFeatures.
         // defaultSupportedFeatureMap, unstable versions included, as a controller node reports them).
         Class<?> qf = Class.forName("org.apache.kafka.controller.QuorumFeatures");
-        Object supported = Dyn.callStatic(qf, "defaultSupportedFeatureMap", true);
+        Object supported = Dyn.hasStatic(qf, "defaultSupportedFeatureMap", 1)
+                ? Dyn.callStatic(qf, "defaultSupportedFeatureMap", true)
+                : Dyn.callStatic(qf, "defaultFeatureMap", true); // 3.9
         opt(fcb, "setQuorumFeatures", qf.getConstructor(int.class, Map.class, List.class).newInstance(0, supported, List.of(0)));
         Object fcm = inv(fcb, "build");
         Class<?> mvc = Class.forName("org.apache.kafka.server.common.MetadataVersion");
@@ -139,6 +142,9 @@ final class KRaftController {
         inv(rcb, "setConfigurationControl", configs);
         inv(rcb, "setClusterControl", cluster);
         opt(rcb, "setFeatureControl", fcm);
+        // 3.9: eligible.leader.replicas.enable, a controller config (ReplicationControlManager.
+        // isElrEnabled also needs metadata version 4.0-IV0, which 3.9 does not ship as production).
+        opt(rcb, "setEligibleLeaderReplicasEnabled", elr);
         Object rcm = inv(rcb, "build");
         inv(rcm, "replay", new TopicRecord().setName(Cluster.TP.topic()).setTopicId(K.TOPIC_ID));
         List<Uuid> dirs = new ArrayList<>();
@@ -193,7 +199,7 @@ final class KRaftController {
                 AlterPartitionRequestData.PartitionData pd = new AlterPartitionRequestData.PartitionData()
                         .setPartitionIndex(Cluster.TP.partition()).setLeaderEpoch(Json.i(req, "leaderEpoch", 0))
                         .setPartitionEpoch(Json.i(req, "partitionEpoch", 0)).setNewIsrWithEpochs(isr);
-                data.topics().add(new AlterPartitionRequestData.TopicData().setTopicId(K.TOPIC_ID).setPartitions(List.of(pd)));
+                Dyn.call(Dyn.call(data, "topics"), "add", new AlterPartitionRequestData.TopicData().setTopicId(K.TOPIC_ID).setPartitions(List.of(pd)));
                 short version = ApiKeys.ALTER_PARTITION.latestVersion();
                 Object ctx = Class.forName("org.apache.kafka.controller.ControllerRequestContext")
                         .getConstructor(RequestHeaderData.class, KafkaPrincipal.class, OptionalLong.class)
@@ -205,8 +211,12 @@ final class KRaftController {
                     org.apache.kafka.common.message.AlterPartitionResponseData resp =
                             (org.apache.kafka.common.message.AlterPartitionResponseData) Dyn.call(res, "response");
                     Errors e = Errors.forCode(resp.errorCode());
-                    if (e == Errors.NONE && !resp.topics().isEmpty() && !resp.topics().get(0).partitions().isEmpty()) {
-                        e = Errors.forCode(resp.topics().get(0).partitions().get(0).errorCode());
+                    List<Object> topics = Dyn.list(Dyn.call(resp, "topics"));
+                    if (e == Errors.NONE && !topics.isEmpty()) {
+                        List<Object> parts = Dyn.list(Dyn.call(topics.get(0), "partitions"));
+                        if (!parts.isEmpty()) {
+                            e = Errors.forCode((short) Dyn.call(parts.get(0), "errorCode"));
+                        }
                     }
                     error = e.name();
                 } catch (Exception e) {
@@ -220,7 +230,9 @@ final class KRaftController {
                 ElectLeadersRequestData req = new ElectLeadersRequestData().setElectionType((byte) 0);
                 ElectLeadersRequestData.TopicPartitions tps = new ElectLeadersRequestData.TopicPartitions()
                         .setTopic(Cluster.TP.topic()).setPartitions(List.of(Cluster.TP.partition()));
-                req.topicPartitions().add(tps);
+                // By reflection: the collection's element type moved package in 4.4
+                // (ImplicitLinkedHashCollection), and one build runs on every release.
+                Dyn.call(Dyn.call(req, "topicPartitions"), "add", tps);
                 Object res = inv(rcm, "electLeaders", req);
                 records.addAll((List<?>) Dyn.call(res, "records"));
             }
