@@ -73,6 +73,8 @@ type harnessReplay struct {
 	PartitionEpoch int   `json:"partitionEpoch"`
 	ISR            []int `json:"isr"`
 	DropResponse   bool  `json:"dropResponse,omitempty"`
+	// ShuttingDown: the broker is in controlled shutdown (ReplicaManager.isInControlledShutdown).
+	ShuttingDown bool `json:"shuttingDown,omitempty"`
 }
 
 // obsKraft is the harness's report of a controller step.
@@ -291,6 +293,7 @@ func kraftReplays(t *itfTrace, i int, st *harnessStep) {
 			r.ISR = []int{}
 		}
 		r.DropResponse = findMsg(prev, "FetchResponse", 0, b) != nil && findMsg(cur, "FetchResponse", 0, b) == nil
+		r.ShuttingDown = itfStr(brokerVar(prev, "status", b)) == "shutting down"
 		st.Replays = append(st.Replays, r)
 	}
 	brokers := len(itfMap(prev["status"]))

@@ -524,6 +524,15 @@ final class Cluster implements AutoCloseable {
 
     /** Applies partition state (leader, epochs, ISR) on broker b as KRaft's ReplicaManager.applyDelta does. */
     void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr) throws Exception {
+        applyPartitionState(b, leader, leaderEpoch, partitionEpoch, isr, false);
+    }
+
+    /**
+     * shuttingDown: a KRaft broker in controlled shutdown (ReplicaManager.isInControlledShutdown):
+     * a follower whose partition has no leader or an ISR without it leaves its fetcher and is not
+     * added back (ReplicaManager.applyLocalFollowersDelta, 4.1.1 lines 2862-2866, 3.9.x line 2838).
+     */
+    void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr, boolean shuttingDown) throws Exception {
         Broker br = brokers[b];
         List<Integer> replicas = new ArrayList<>();
         for (int i = 1; i <= n; i++) replicas.add(i);
@@ -581,7 +590,9 @@ final class Cluster implements AutoCloseable {
             Dyn.call(br.partition, "makeLeader", margs);
         } else {
             boolean isNewEpoch = (boolean) Dyn.call(br.partition, "makeFollower", margs);
-            if (isNewEpoch) {
+            if (shuttingDown && (leader == 0 || !isr.contains(b))) {
+                br.removeFetcher();
+            } else if (isNewEpoch) {
                 br.removeFetcher();
                 if (leader != 0) {
                     br.addFetcher(leader, leaderEpoch);

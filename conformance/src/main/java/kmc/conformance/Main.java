@@ -258,7 +258,7 @@ public final class Main {
             Map<String, Object> r = Json.obj(o);
             int b = Json.i(r, "broker", 0);
             c.applyPartitionState(b, Json.i(r, "leader", 0), Json.i(r, "leaderEpoch", 0),
-                    Json.i(r, "partitionEpoch", 0), Json.ints(r.get("isr")));
+                    Json.i(r, "partitionEpoch", 0), Json.ints(r.get("isr")), Boolean.TRUE.equals(r.get("shuttingDown")));
             if (Boolean.TRUE.equals(r.get("dropResponse"))) {
                 c.responseAfterLeaderChange(b);
             }
