@@ -354,7 +354,7 @@ func printResult(w io.Writer, j *job, r result, verbose bool, kafka string) {
 				if k := kraftHow(j.input.Steps, i); k != "" {
 					how = k
 				} else if kraftControllerSteps[name] || kraftModelOnly[name] {
-					how = ""
+					how = kraftModelText(name)
 				}
 			}
 			if how == "" {

@@ -422,3 +422,15 @@ func kraftHow(steps []harnessStep, i int) string {
 	}
 	return ""
 }
+
+// kraftModelText says what a KRaft step that ran nothing on Kafka's classes was taken from.
+func kraftModelText(name string) string {
+	switch name {
+	case "BrokerReplayMetadata":
+		return "nothing on Kafka's classes: the broker read a record it does not act on (the model's metadata log)"
+	case "ControllerHandleAlterPartition":
+		return "the model's answer of a controller that is no longer active (NOT_CONTROLLER, or the old controller's)"
+	default:
+		return "the model's quorum and AlterPartition channel (Raft abstracted as a linearizable log)"
+	}
+}
