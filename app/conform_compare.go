@@ -148,7 +148,7 @@ func compareState(s map[string]any, o *observed, brokers int, kafka string) []st
 			add("%s's leader-epoch-checkpoint file: the model has %s; %s has %s", name, cacheText(file), kafka, cacheText(k.Checkpoint))
 		}
 		role := k.Role
-		if role == "follower" && k.Leader == 0 && itfStr(brokerVar(s, "role", b)) == "none" && intOf(brokerVar(s, "leader", b)) == 0 {
+		if _, kraft := s["kraft"]; kraft && role == "follower" && k.Leader == 0 && itfStr(brokerVar(s, "role", b)) == "none" && intOf(brokerVar(s, "leader", b)) == 0 {
 			// A KRaft broker that published a leaderless partition: Kafka makes it a follower of
 			// no leader (ReplicaManager.applyLocalFollowersDelta, leader -1, no fetcher); the
 			// model keeps the replica without a role until a leader exists (kraft.go,

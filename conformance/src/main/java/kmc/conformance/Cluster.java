@@ -33,8 +33,10 @@ import org.mockito.invocation.InvocationOnMock;
  * fetch, response checks, appends through ReplicaFetcherThread.processPartitionData and
  * truncation on a diverging epoch). The harness executes one kmc step at a time.
  *
- * What is not Kafka's: the controller (its decisions arrive as the partition state a broker is
- * given, taken from the trace), the network (a fetch is an in-process exchange whose response
+ * What is not Kafka's: the single controller (its decisions arrive as the partition state a
+ * broker is given, taken from the trace; under KRaft the controller's partition changes run on a
+ * real ReplicationControlManager, KRaftController, and reach a broker as the registration it
+ * replays), the network (a fetch is an in-process exchange whose response
  * holds the leader's lazy FileRecords slice, copied by the harness at NetworkReadRecord steps
  * with FileRecords.writeTo, as the network thread does), and the services a Partition and a
  * fetcher call that play no part in replication (mocked, as Kafka's own tests mock them).

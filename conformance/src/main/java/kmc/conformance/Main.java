@@ -24,7 +24,11 @@ import org.apache.kafka.common.protocol.Errors;
  * min_isr, max_fetch_records, record_sizes), the initial partition state of every broker, and
  * its steps, each with the model's action name and arguments as kmc prints them and the inputs
  * that come from the model's control plane (the LeaderAndIsr or AlterPartition response a broker
- * receives, the controller's live brokers and broker epochs, the record id a write carries).
+ * receives, the controller's live brokers and broker epochs, the record id a write carries). With
+ * KRaft a controller step also carries "kraft" (the model's state before it and the handler
+ * Kafka's controller runs, executed by KRaftController on a real ReplicationControlManager, whose
+ * result its line reports as "kraft"), and a step in which brokers apply a replayed registration
+ * carries "replays".
  *
  * OUTPUT gets one JSON line per state (the initial one included): what Kafka's classes hold, in
  * the model's terms (per broker: status, role, leader, epochs, fetch state, lastFetchedEpoch,
