@@ -38,7 +38,7 @@ var conformReasons = []reason{
 			"has (applyPartitionState's stalePartitionState, guard KRaftReplayPartitionEpoch); Kafka's " +
 			"Partition.makeLeader skips only a lower one (4.1.1 Partition.scala line 743, 4.2.0-rc1 line 598) and " +
 			"re-applies it: the leader's ISR becomes the record's and its AlterPartition in flight is forgotten. " +
-			"The mutant without the guard is what Kafka 4.0.0 to 4.4.0 do (conformance/suite.txt, " +
+			"The mutant without the guard is what the real classes of 4.0.0, 4.0.1, 4.1.1, 4.1.2, 4.2.1, 4.3.2 and 4.4.0 do (conformance/suite.txt, " +
 			"kraft-guards-replay-KRaftReplayPartitionEpoch: its 16-state counterexample to NoCommittedDataLoss agrees)",
 		match: matchReplaySameEpoch,
 	},
