@@ -296,8 +296,13 @@ type result struct {
 // compareJob compares the harness's lines for a job with the trace's states.
 func compareJob(j *job, lines []observed, kafka string) result {
 	r := result{diffState: -1, modelSteps: map[string]int{}}
-	for _, st := range j.input.Steps {
-		if conformModelOnly[st.Action] {
+	steps := map[int]*harnessStep{}
+	for i := range j.input.Steps {
+		st := &j.input.Steps[i]
+		steps[st.State] = st
+		if st.Kraft != nil || len(st.Replays) > 0 {
+			r.realSteps++
+		} else if conformModelOnly[st.Action] || kraftModelOnly[st.Action] || (j.cfg.KRaft && kraftControllerSteps[st.Action] && conformReal[st.Action] == "") {
 			r.modelSteps[st.Action]++
 		} else {
 			r.realSteps++
@@ -317,6 +322,13 @@ func compareJob(j *job, lines []observed, kafka string) result {
 			return r
 		}
 		d := compareState(j.trace.States[o.State], &o, j.cfg.Brokers, kafka)
+		if st := steps[o.State]; st != nil && st.Kraft != nil {
+			if o.Kraft == nil {
+				r.harnessErr = fmt.Sprintf("state %d: the harness reported no partition change for the controller step %s", o.State, st.Action)
+				return r
+			}
+			d = append(compareKraft(j.trace.States[o.State], st, o.Kraft, kafka), d...)
+		}
 		if len(d) > 0 {
 			r.diffState, r.diffs, r.events = o.State, d, o.Events
 			r.diffAction = itfStr(j.trace.States[o.State]["mbt::actionTaken"])
@@ -338,6 +350,13 @@ func printResult(w io.Writer, j *job, r result, verbose bool, kafka string) {
 			a := itfStr(j.trace.States[i]["mbt::actionTaken"])
 			name, _, _ := parseAction(a)
 			how := conformReal[name]
+			if j.cfg.KRaft {
+				if k := kraftHow(j.input.Steps, i); k != "" {
+					how = k
+				} else if kraftControllerSteps[name] || kraftModelOnly[name] {
+					how = kraftModelText(name)
+				}
+			}
 			if how == "" {
 				how = "the model's controller (its decision reaches the brokers as input)"
 			}

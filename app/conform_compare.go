@@ -21,6 +21,7 @@ type observed struct {
 	Events       []string     `json:"events"`
 	Brokers      []obsBroker  `json:"brokers"`
 	Messages     []obsMessage `json:"messages"`
+	Kraft        *obsKraft    `json:"kraft"`
 }
 
 type obsBroker struct {
@@ -146,7 +147,15 @@ func compareState(s map[string]any, o *observed, brokers int, kafka string) []st
 		} else if k.Checkpoint != nil && !sameEntries(file, k.Checkpoint) {
 			add("%s's leader-epoch-checkpoint file: the model has %s; %s has %s", name, cacheText(file), kafka, cacheText(k.Checkpoint))
 		}
-		str("role", "role", k.Role)
+		role := k.Role
+		if _, kraft := s["kraft"]; kraft && role == "follower" && k.Leader == 0 && itfStr(brokerVar(s, "role", b)) == "none" && intOf(brokerVar(s, "leader", b)) == 0 {
+			// A KRaft broker that published a leaderless partition: Kafka makes it a follower of
+			// no leader (ReplicaManager.applyLocalFollowersDelta, leader -1, no fetcher); the
+			// model keeps the replica without a role until a leader exists (kraft.go,
+			// publishImage), with the same epochs. Both fetch nothing and lead nothing.
+			role = "none"
+		}
+		str("role", "role", role)
 		num("leader", "leader", k.Leader)
 		num("leaderEpoch", "leader epoch", k.LeaderEpoch)
 		num("partitionEpoch", "partition epoch", k.PartitionEpoch)

@@ -95,6 +95,10 @@ type harnessStep struct {
 	// broker's metadata cache reports (MetadataCache.isBrokerShuttingDown, read by
 	// Partition.isReplicaIsrEligible); ZooKeeper mode's cache reports none (nil: all false).
 	ShuttingDown []int `json:"shuttingDown"`
+	// Kraft: a KRaft controller step, run on the real ReplicationControlManager
+	// (conform_kraft.go); Replays: the partition registrations brokers apply in this step.
+	Kraft   *harnessKraft   `json:"kraft,omitempty"`
+	Replays []harnessReplay `json:"replays,omitempty"`
 }
 
 // conformConfig checks that the harness can run a trace of configuration c and says why not.
@@ -102,8 +106,6 @@ func conformConfig(c model.Config) error {
 	switch {
 	case c.Controllers >= 2:
 		return fmt.Errorf("the trace runs the ZooKeeper control plane (controllers = %d), which Kafka 4 no longer ships; the harness runs the data plane with one controller's decisions as inputs", c.Controllers)
-	case c.KRaft:
-		return fmt.Errorf("the trace runs the KRaft control plane (control_plane = kraft); the harness does not map its steps yet (use a spec with one controller)")
 	}
 	p, ok := model.ProfileByName(c.Version)
 	if !ok {
@@ -143,7 +145,7 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 		if err != nil {
 			return h, nil, fmt.Errorf("state %d: %v", i, err)
 		}
-		if conformReal[name] == "" && !conformModelOnly[name] {
+		if conformReal[name] == "" && !conformModelOnly[name] && !(c.KRaft && (kraftModelOnly[name] || kraftControllerSteps[name])) {
 			unmapped[name] = append(unmapped[name], i)
 			continue
 		}
@@ -194,6 +196,12 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 			}
 			st.Msg = map[string]any{"error": itfStr(rec(m, "error")), "leaderEpoch": recInt(m, "leaderEpoch"),
 				"partitionEpoch": recInt(m, "partitionEpoch"), "isr": brokerSet(rec(m, "isr"))}
+		}
+		if c.KRaft {
+			if err := kraftStep(t, i, c, &st); err != nil {
+				return h, nil, err
+			}
+			kraftReplays(t, i, &st)
 		}
 		h.Steps = append(h.Steps, st)
 	}

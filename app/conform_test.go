@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,12 +209,16 @@ func TestConformConfig(t *testing.T) {
 	if err := conformConfig(ok); err != nil {
 		t.Errorf("default config: %v", err)
 	}
+	kraft := ok
+	kraft.KRaft, kraft.Version = true, "4.1.1"
+	if err := conformConfig(kraft); err != nil {
+		t.Errorf("KRaft config: %v", err)
+	}
 	bad := []struct {
 		cfg  model.Config
 		want string
 	}{
 		{func() model.Config { c := ok; c.Controllers = 2; c.Version = "3.9"; return c }(), "ZooKeeper control plane"},
-		{func() model.Config { c := ok; c.KRaft = true; return c }(), "KRaft control plane"},
 		{func() model.Config { c := ok; c.Version = "1.1"; return c }(), "truncates by leader-epoch"},
 	}
 	for _, tc := range bad {
@@ -466,6 +471,157 @@ func TestBuildInputShutdownSteps(t *testing.T) {
 			if strings.HasSuffix(k, "-> ") || strings.Contains(k, "starting") {
 				t.Errorf("%s: step %q: no status the harness runs", rel, k)
 			}
+		}
+	}
+}
+
+const kraftTrace = "../conformance/traces/kraft-last-replica-standing-elr.itf.json"
+
+func kraftJob(t *testing.T) *job {
+	t.Helper()
+	j, err := loadJob(kraftTrace, &conformFlags{spec: "../specs/kafka-last-replica-standing.toml", check: "kraft-elr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// A KRaft trace's controller steps carry the handler Kafka's controller runs and the model's
+// prior state; a broker's replay carries the registration it applies.
+func TestBuildInputKRaft(t *testing.T) {
+	j := kraftJob(t)
+	steps := map[int]harnessStep{}
+	for _, st := range j.input.Steps {
+		steps[st.State] = st
+	}
+	tests := []struct {
+		state   int
+		handler string
+		clean   bool
+		prior   string
+		replays string
+	}{
+		// ControllerFenceBroker(2): handleBrokerFenced over ISR {b1,b2}, b2 not yet fenced.
+		{3, "fenced", false, "leader b1, leader epoch 1, partition epoch 0, ISR {b1,b2}, ELR {}, last known ELR {}", ""},
+		// BrokerReplayMetadata(1): b1 applies the fencing's PartitionChangeRecord.
+		{4, "", false, "", "[{1 1 1 1 [1] false false}]"},
+		// BrokerReplayMetadata(1): the FenceBroker record changes no partition.
+		{5, "", false, "", "[]"},
+		// ControllerRegisterBroker(1) after a power loss: unclean (no clean-shutdown file).
+		{8, "shutdown", false, "leader b1, leader epoch 1, partition epoch 1, ISR {b1}, ELR {}, last known ELR {}", ""},
+		// ControllerUnfenceBroker(1): the leaderless partition, b1 the last known leader.
+		{11, "unfenced", false, "leader none, leader epoch 2, partition epoch 2, ISR {}, ELR {}, last known ELR {b1}", ""},
+	}
+	for _, tc := range tests {
+		st, ok := steps[tc.state]
+		if !ok {
+			t.Fatalf("no step for state %d", tc.state)
+		}
+		if tc.handler == "" {
+			if st.Kraft != nil {
+				t.Errorf("state %d %s: controller input %+v, want none", tc.state, st.Action, st.Kraft)
+			}
+		} else {
+			if st.Kraft == nil {
+				t.Fatalf("state %d %s: no controller input", tc.state, st.Action)
+			}
+			k := st.Kraft
+			if k.Handler != tc.handler || k.Clean != tc.clean || partitionText(k.Prior) != tc.prior || !k.ELR || k.MinISR != 1 {
+				t.Errorf("state %d %s: %s clean=%v elr=%v minIsr=%d prior %s; want %s clean=%v prior %s",
+					tc.state, st.Action, k.Handler, k.Clean, k.ELR, k.MinISR, partitionText(k.Prior), tc.handler, tc.clean, tc.prior)
+			}
+			if len(k.Brokers) != 2 || k.Brokers[1].Epoch != 1 || !sameInts(k.Replicas, []int{1, 2}) {
+				t.Errorf("state %d: brokers %+v replicas %v", tc.state, k.Brokers, k.Replicas)
+			}
+		}
+		if tc.replays != "" {
+			if got := fmt.Sprint(orReplays(st.Replays)); got != tc.replays {
+				t.Errorf("state %d %s: replays %s, want %s", tc.state, st.Action, got, tc.replays)
+			}
+		}
+	}
+	// The fenced broker 2 at b1's unfencing.
+	if k := steps[11].Kraft; k == nil || !k.Brokers[1].Fenced || !k.Brokers[0].Fenced {
+		t.Errorf("state 11: broker registrations %+v, want both fenced", steps[11].Kraft)
+	}
+}
+
+func orReplays(r []harnessReplay) []harnessReplay {
+	if r == nil {
+		return []harnessReplay{}
+	}
+	return r
+}
+
+// The controller's partition change is compared with the model's next state: the recorded
+// output of Kafka 4.1.1's ReplicationControlManager agrees with the trace, and a trace whose
+// controller state was edited is caught at the edited state.
+func TestConformKRaftRecorded(t *testing.T) {
+	const rec = "testdata/conform/kraft-last-replica-standing-elr.4.1.1.jsonl"
+	j := kraftJob(t)
+	r := compareJob(j, recorded(t, rec), "Kafka 4.1.1")
+	if r.harnessErr != "" || r.diffState != -1 || r.agreed != len(j.trace.States) {
+		t.Fatalf("harness error %q, first difference %d (%v), agreed %d of %d", r.harnessErr, r.diffState, r.diffs, r.agreed, len(j.trace.States))
+	}
+	if r.realSteps != 9 || r.modelSteps["BrokerReplayMetadata"] != 2 {
+		t.Errorf("steps on Kafka %d, model steps %v; want 9 and BrokerReplayMetadata x2", r.realSteps, r.modelSteps)
+	}
+	edits := []struct {
+		name  string
+		state int
+		edit  func(s map[string]any)
+		want  string
+	}{
+		{"leader epoch", 3, func(s map[string]any) {
+			s["controller"].(map[string]any)["leaderEpoch"] = map[string]any{"#bigint": "2"}
+		}, "the controller's partition: the model has leader b1, leader epoch 2, partition epoch 1, ISR {b1}, ELR {}, last known ELR {}; Kafka 4.1.1's ReplicationControlManager.handleBrokerFenced writes leader b1, leader epoch 1, partition epoch 1, ISR {b1}"},
+		{"elr", 8, func(s map[string]any) {
+			s["kraft"].(map[string]any)["elr"] = map[string]any{"#set": []any{"b1"}}
+		}, "the controller's partition: the model has leader none, leader epoch 2, partition epoch 2, ISR {}, ELR {b1}"},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			j := kraftJob(t)
+			e.edit(j.trace.States[e.state])
+			r := compareJob(j, recorded(t, rec), "Kafka 4.1.1")
+			if r.diffState != e.state {
+				t.Fatalf("first difference at state %d, want the edited state %d (%v)", r.diffState, e.state, r.diffs)
+			}
+			if len(r.diffs) == 0 || !strings.HasPrefix(r.diffs[0], e.want) {
+				t.Errorf("difference %q, want it to start with %q", r.diffs, e.want)
+			}
+		})
+	}
+}
+
+// A KRaft leader that re-applies a replayed registration at its own partition epoch (Kafka)
+// where the model skipped it is the known model defect; any other difference at a replay is not.
+func TestClassifyReplaySameEpoch(t *testing.T) {
+	bi := func(n string) any { return map[string]any{"#bigint": n} }
+	s := map[string]any{
+		"role":           map[string]any{"#map": []any{[]any{"b1", "leader"}}},
+		"partitionEpoch": map[string]any{"#map": []any{[]any{"b1", bi("2")}}},
+		"leaderState":    map[string]any{"#map": []any{[]any{"b1", map[string]any{"pendingAlterPartition": true}}}},
+	}
+	no := false
+	o := observed{Brokers: []obsBroker{{ID: 1, Role: "leader", PartitionEpoch: 2, Pending: &no}}}
+	diffs := []string{"b1's maximal ISR: the model has {b1,b2}; Kafka 4.1.1 has {b1}",
+		"b1's AlterPartition in flight: the model says true; Kafka 4.1.1 says false"}
+	if r := classify("BrokerReplayMetadata", diffs, &o, s); r == nil || r.Name != "kraft-replay-same-partition-epoch" || !r.Defect {
+		t.Errorf("classified as %v, want the known defect kraft-replay-same-partition-epoch", r)
+	}
+	for _, tc := range []struct {
+		act   string
+		diffs []string
+		pe    int64
+	}{
+		{"LeaderAppend", diffs, 2},
+		{"BrokerReplayMetadata", append([]string{"b1's log at offset 0: the model has e1:r1; Kafka 4.1.1 has nothing there"}, diffs...), 2},
+		{"BrokerReplayMetadata", diffs, 3}, // Kafka at another partition epoch: not this defect
+	} {
+		o.Brokers[0].PartitionEpoch = tc.pe
+		if r := classify(tc.act, tc.diffs, &o, s); r != nil {
+			t.Errorf("%s %v (partition epoch %d): classified as %s, want none", tc.act, tc.diffs, tc.pe, r.Name)
 		}
 	}
 }

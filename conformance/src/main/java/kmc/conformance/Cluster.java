@@ -33,8 +33,10 @@ import org.mockito.invocation.InvocationOnMock;
  * fetch, response checks, appends through ReplicaFetcherThread.processPartitionData and
  * truncation on a diverging epoch). The harness executes one kmc step at a time.
  *
- * What is not Kafka's: the controller (its decisions arrive as the partition state a broker is
- * given, taken from the trace), the network (a fetch is an in-process exchange whose response
+ * What is not Kafka's: the single controller (its decisions arrive as the partition state a
+ * broker is given, taken from the trace; under KRaft the controller's partition changes run on a
+ * real ReplicationControlManager, KRaftController, and reach a broker as the registration it
+ * replays), the network (a fetch is an in-process exchange whose response
  * holds the leader's lazy FileRecords slice, copied by the harness at NetworkReadRecord steps
  * with FileRecords.writeTo, as the network thread does), and the services a Partition and a
  * fetcher call that play no part in replication (mocked, as Kafka's own tests mock them).
@@ -539,6 +541,15 @@ final class Cluster implements AutoCloseable {
 
     /** Applies partition state (leader, epochs, ISR) on broker b as KRaft's ReplicaManager.applyDelta does. */
     void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr) throws Exception {
+        applyPartitionState(b, leader, leaderEpoch, partitionEpoch, isr, false);
+    }
+
+    /**
+     * shuttingDown: a KRaft broker in controlled shutdown (ReplicaManager.isInControlledShutdown):
+     * a follower whose partition has no leader or an ISR without it leaves its fetcher and is not
+     * added back (ReplicaManager.applyLocalFollowersDelta, 4.1.1 lines 2862-2866, 3.9.x line 2838).
+     */
+    void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr, boolean shuttingDown) throws Exception {
         Broker br = brokers[b];
         List<Integer> replicas = new ArrayList<>();
         for (int i = 1; i <= n; i++) replicas.add(i);
@@ -596,7 +607,9 @@ final class Cluster implements AutoCloseable {
             Dyn.call(br.partition, "makeLeader", margs);
         } else {
             boolean isNewEpoch = (boolean) Dyn.call(br.partition, "makeFollower", margs);
-            if (isNewEpoch) {
+            if (shuttingDown && (leader == 0 || !isr.contains(b))) {
+                br.removeFetcher();
+            } else if (isNewEpoch) {
                 br.removeFetcher();
                 if (leader != 0) {
                     br.addFetcher(leader, leaderEpoch);

@@ -24,7 +24,11 @@ import org.apache.kafka.common.protocol.Errors;
  * min_isr, max_fetch_records, record_sizes), the initial partition state of every broker, and
  * its steps, each with the model's action name and arguments as kmc prints them and the inputs
  * that come from the model's control plane (the LeaderAndIsr or AlterPartition response a broker
- * receives, the controller's live brokers and broker epochs, the record id a write carries).
+ * receives, the controller's live brokers and broker epochs, the record id a write carries). With
+ * KRaft a controller step also carries "kraft" (the model's state before it and the handler
+ * Kafka's controller runs, executed by KRaftController on a real ReplicationControlManager, whose
+ * result its line reports as "kraft"), and a step in which brokers apply a replayed registration
+ * carries "replays".
  *
  * OUTPUT gets one JSON line per state (the initial one included): what Kafka's classes hold, in
  * the model's terms (per broker: status, role, leader, epochs, fetch state, lastFetchedEpoch,
@@ -131,7 +135,7 @@ public final class Main {
                 c.applyPartitionState(Json.i(b, "broker", 0), Json.i(b, "leader", 0), Json.i(b, "leaderEpoch", 0),
                         Json.i(b, "partitionEpoch", 0), Json.ints(b.get("isr")));
             }
-            write(out, t, 0, c, null);
+            write(out, t, 0, c, (Map<String, Object>) null);
             for (Object o : Json.arr(tr.get("steps"))) {
                 Map<String, Object> s = Json.obj(o);
                 state = Json.i(s, "state", 0);
@@ -139,8 +143,12 @@ public final class Main {
                 // Every step takes longer than replica.lag.time.max.ms: the model abstracts time away, and
                 // this timing makes a follower count as caught up only in the step it reaches the log end.
                 c.clock.advance(Cluster.LAG_MAX_MS + 1);
+                // A KRaft controller step: its partition change computed by the real
+                // ReplicationControlManager (KRaftController), reported for kmc to compare.
+                Map<String, Object> kraft = s.get("kraft") != null ? KRaftController.run(Json.obj(s.get("kraft"))) : null;
                 step(c, s);
-                write(out, t, state, c, null);
+                replays(c, s);
+                write(out, t, state, c, kraft);
             }
         } catch (Throwable e) {
             StringWriter sw = new StringWriter();
@@ -213,7 +221,15 @@ public final class Main {
             }
             case "LeaderHandleAlterPartitionResponse" -> c.alterPartitionResponse(x.get(0), (String) msg.get("error"),
                     Json.i(msg, "leaderEpoch", 0), Json.i(msg, "partitionEpoch", 0), Json.ints(msg.get("isr")));
-            case "ControllerHandleBrokerFailure", "ControllerHandleBrokerStartup", "ControllerMoveLeader", "ControllerElectPreferred" -> {
+            case "ControllerHandleBrokerFailure", "ControllerHandleBrokerStartup", "ControllerMoveLeader", "ControllerElectPreferred",
+                    "ControllerRegisterBroker", "ControllerUnfenceBroker", "ControllerFenceBroker", "ControllerGrantShutdown",
+                    "BrokerSessionLoss", "BrokerSendAlterPartition", "ControllerRenounce", "ControllerQuorumFailover",
+                    "BrokerReplayMetadata" -> {
+                // With KRaft, the controller's steps run on the real ReplicationControlManager
+                // (the step's "kraft" input) and the partition state reaches a broker when it
+                // replays the record (the step's "replays", below). BrokerSessionLoss changes the
+                // controller's view only; BrokerSendAlterPartition, ControllerRenounce and
+                // ControllerQuorumFailover are the model's channel and quorum (no broker input).
                 // The controller's own step: what it decides reaches the brokers as partition state
                 // (BrokerHandleLeaderAndIsr), taken from the trace.
             }
@@ -235,10 +251,35 @@ public final class Main {
         }
     }
 
-    static void write(BufferedWriter out, int t, int state, Cluster c, String err) throws IOException {
+    /**
+     * A KRaft broker's metadata publisher applies a PartitionChangeRecord it replayed (or its first
+     * image after a restart): ReplicaManager.applyDelta -> applyLocalLeadersDelta /
+     * applyLocalFollowersDelta -> Partition.makeLeader / makeFollower with the partition's
+     * registration (4.2 and later pass the PartitionRegistration itself; 4.0 and 4.1 the
+     * LeaderAndIsrPartitionState that PartitionRegistration.toLeaderAndIsrPartitionState builds).
+     */
+    static void replays(Cluster c, Map<String, Object> s) throws Exception {
+        if (s.get("replays") == null) {
+            return;
+        }
+        for (Object o : Json.arr(s.get("replays"))) {
+            Map<String, Object> r = Json.obj(o);
+            int b = Json.i(r, "broker", 0);
+            c.applyPartitionState(b, Json.i(r, "leader", 0), Json.i(r, "leaderEpoch", 0),
+                    Json.i(r, "partitionEpoch", 0), Json.ints(r.get("isr")), Boolean.TRUE.equals(r.get("shuttingDown")));
+            if (Boolean.TRUE.equals(r.get("dropResponse"))) {
+                c.responseAfterLeaderChange(b);
+            }
+        }
+    }
+
+    static void write(BufferedWriter out, int t, int state, Cluster c, Map<String, Object> kraft) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("trace", t);
         m.put("state", state);
+        if (kraft != null) {
+            m.put("kraft", kraft);
+        }
         m.put("brokers", Observe.brokers(c));
         m.put("messages", Observe.messages(c));
         m.put("events", Events.drain());
