@@ -8,7 +8,7 @@ package docs
 // The rules (the README's "Examples in these docs" restates them for writers):
 //   - A command is `kmc ARGS`, optionally followed by `2>/dev/null` (stderr left out) and by
 //     filters `| head -n N`, `| tail -n N`, `| grep [-v] [-E] PATTERN`, `| cut -c1-N`,
-//     `| sed -n 'A,Bp'` or `'/RE1/,/RE2/p'`, which the test applies itself (no shell runs). Arguments may be
+//     `| sed -n 'A,Bp'` or `'/RE1/,/RE2/p'` (several with -e), which the test applies itself (no shell runs). Arguments may be
 //     quoted with ' or ".
 //   - Without a filter the output is stdout and stderr as a terminal shows them (one pipe, in
 //     the order kmc wrote them); with a filter, as in a shell, only stdout goes through it and
@@ -257,13 +257,10 @@ func checkFilter(f []string) error {
 		}
 		return fmt.Errorf("filter %q: want cut -c1-N", strings.Join(f, " "))
 	case "sed":
-		if len(f) == 3 && f[1] == "-n" {
-			_, err := sedRange(f[2])
-			return err
-		}
-		return fmt.Errorf("filter %q: want sed -n 'A,Bp' or sed -n '/RE1/,/RE2/p'", strings.Join(f, " "))
+		_, err := sedScripts(f)
+		return err
 	}
-	return fmt.Errorf("filter %q: the examples know head -n, tail -n, grep [-v] [-E], cut -c1-N and sed -n 'A,Bp' or '/RE1/,/RE2/p'", strings.Join(f, " "))
+	return fmt.Errorf("filter %q: the examples know head -n, tail -n, grep [-v] [-E], cut -c1-N and sed -n", strings.Join(f, " "))
 }
 
 // grepArgs parses `grep [-v] [-E] PATTERN`. Without -E the pattern is a basic regular expression
@@ -351,25 +348,52 @@ func sedRange(s string) (sedSpec, error) {
 	return sedSpec{a: x, b: y}, nil
 }
 
-func (sp sedSpec) apply(lines []string) []string {
-	var out []string
-	if sp.re1 == nil {
-		for i, l := range lines {
-			if i+1 >= sp.a && i+1 <= sp.b {
-				out = append(out, l)
-			}
-		}
-		return out
+// sedScripts parses `sed -n SCRIPT` or `sed -n -e SCRIPT [-e SCRIPT]...`.
+func sedScripts(f []string) ([]sedSpec, error) {
+	bad := fmt.Errorf("filter %q: want sed -n 'A,Bp' or sed -n '/RE1/,/RE2/p', or several such as -e SCRIPT", strings.Join(f, " "))
+	if len(f) < 3 || f[1] != "-n" {
+		return nil, bad
 	}
-	in := false
-	for _, l := range lines {
-		switch {
-		case in:
-			out = append(out, l)
-			in = !sp.re2.MatchString(l)
-		case sp.re1.MatchString(l):
-			out = append(out, l)
-			in = true
+	var scripts []string
+	if len(f) == 3 {
+		scripts = f[2:]
+	} else {
+		for i := 2; i < len(f); i += 2 {
+			if f[i] != "-e" || i+1 == len(f) {
+				return nil, bad
+			}
+			scripts = append(scripts, f[i+1])
+		}
+	}
+	var sps []sedSpec
+	for _, sc := range scripts {
+		sp, err := sedRange(sc)
+		if err != nil {
+			return nil, err
+		}
+		sps = append(sps, sp)
+	}
+	return sps, nil
+}
+
+// applySed prints, as sed -n does, each line once per script whose range holds it.
+func applySed(sps []sedSpec, lines []string) []string {
+	var out []string
+	in := make([]bool, len(sps))
+	for i, l := range lines {
+		for k, sp := range sps {
+			switch {
+			case sp.re1 == nil:
+				if i+1 >= sp.a && i+1 <= sp.b {
+					out = append(out, l)
+				}
+			case in[k]:
+				out = append(out, l)
+				in[k] = !sp.re2.MatchString(l)
+			case sp.re1.MatchString(l):
+				out = append(out, l)
+				in[k] = true
+			}
 		}
 	}
 	return out
@@ -406,8 +430,8 @@ func applyFilter(f []string, lines []string) []string {
 		}
 		return out
 	case "sed":
-		sp, _ := sedRange(f[2])
-		return sp.apply(lines)
+		sps, _ := sedScripts(f)
+		return applySed(sps, lines)
 	}
 	panic("unknown filter " + f[0])
 }
@@ -679,5 +703,11 @@ func TestParseCommand(t *testing.T) {
 	}
 	if got := applyFilter([]string{"sed", "-n", "/^a$/,/x$/p"}, lines); len(got) != 2 || got[1] != "KAFKA-1 x" {
 		t.Errorf("sed /RE/,/RE/p: got %q", got)
+	}
+	if got := applyFilter([]string{"sed", "-n", "-e", "1,1p", "-e", "/^ok/,/x/p"}, lines); len(got) != 2 || got[0] != "a|b" || got[1] != "ok" {
+		t.Errorf("sed -e -e: got %q", got)
+	}
+	if _, err := parseCommand("kmc x | sed -n -e '1,2p' '3,4p'"); err == nil {
+		t.Error("sed -n -e A B: want an error")
 	}
 }
