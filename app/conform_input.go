@@ -171,6 +171,13 @@ func buildInput(t *itfTrace, c model.Config, name string) (harnessTrace, []strin
 			}
 			st.Msg = map[string]any{"leader": recInt(m, "leader"), "leaderEpoch": recInt(m, "leaderEpoch"),
 				"partitionEpoch": recInt(m, "partitionEpoch"), "isr": brokerSet(rec(m, "isr"))}
+			if lapsed, _ := rec(m, "lapsed").(bool); lapsed {
+				// The model's LeaderAndIsr replaced an undelivered one naming another leader
+				// (model/kafka Network.sendLeaderAndIsr, LapsedLeadership); Kafka's ordered
+				// controller channel delivers that one first, so the harness applies a
+				// follower state in between (Cluster.applyLapsedState).
+				st.Msg["lapsed"] = true
+			}
 			st.DropResponse = findMsg(prev, "FetchResponse", 0, args[0]) != nil && findMsg(cur, "FetchResponse", 0, args[0]) == nil
 		case "BrokerCrash", "BrokerControlledShutdown", "BrokerBeginShutdown", "BrokerStop":
 			b := args[0]

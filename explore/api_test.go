@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,6 +76,9 @@ func state(t *testing.T, ts *httptest.Server, q string) stateView {
 // Every model family kmc checks is served through the model contract alone: its initial
 // state, six steps taken by clicking, the sequence chart where the model has one, and back
 // to an earlier state of the path, which is the state it was.
+// namedStep is step 2's label with its action's first argument named.
+var namedStep = regexp.MustCompile(`<tspan[^>]*>2: [A-Za-z]+\([A-Za-z]+=`)
+
 func TestEveryModel(t *testing.T) {
 	tests := []struct {
 		spec, check string
@@ -134,6 +138,10 @@ func TestEveryModel(t *testing.T) {
 				svg := call(t, ts, "GET", "/api/sequence?path="+path, nil, http.StatusOK, nil)
 				if !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.Contains(svg, []byte(`id="step-2"`)) {
 					t.Errorf("sequence chart: got %q", cut(string(svg), 80))
+				}
+				// Reference: issue 28: the Kafka model names its actions' arguments.
+				if spec.Family.Params != nil && !namedStep.Match(svg) {
+					t.Errorf("sequence chart: step 2's action has no named arguments: %q", cut(string(svg), 400))
 				}
 			} else {
 				call(t, ts, "GET", "/api/sequence?path="+path, nil, http.StatusBadRequest, nil)

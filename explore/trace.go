@@ -129,5 +129,6 @@ func (s *Server) sequence(w *walked, at int, buf *bytes.Buffer) error {
 	if at > traces.MaxPictureStates {
 		return badRequest{fmt.Errorf("sequence: drawn up to state %d (state %d asked)", traces.MaxPictureStates, at)}
 	}
-	return traces.SequenceSVG(buf, s.trace(w, at, true))
+	// The chart names the actions' arguments as kmc check --out's does.
+	return traces.SequenceSVGWith(buf, s.trace(w, at, true), traces.SequenceOptions{Params: s.spec.Family.Params})
 }

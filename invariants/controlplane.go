@@ -10,7 +10,8 @@ import (
 // NoLeaderlessPartitionWithLiveISR: a partition without a leader but with a live ISR member
 // gets a leader.
 var NoLeaderlessPartitionWithLiveISR = Descriptor{
-	Name: "NoLeaderlessPartitionWithLiveISR",
+	Name:  "NoLeaderlessPartitionWithLiveISR",
+	Views: []string{"controlPlane"},
 	Doc: "whenever the store (the controller's state without the control plane) says leader none while a " +
 		"live, registered broker is in the ISR (under KRaft: in the ISR or ELR, registered with its current " +
 		"incarnation and not shutting down, so waiting to be unfenced), eventually a leader is elected (P ~> Q under weak fairness of the " +
@@ -59,7 +60,8 @@ func leaderlessWithLiveISR(m *kafka.Model) checker.Property[kafka.State] {
 
 // NoStuckAlterPartition: a pending AlterPartition is resolved.
 var NoStuckAlterPartition = Descriptor{
-	Name: "NoStuckAlterPartition",
+	Name:  "NoStuckAlterPartition",
+	Views: []string{"controlPlane"},
 	Doc: "whenever a live leader has an AlterPartition pending (Partition's partitionState.isInflight, which " +
 		"blocks every further ISR change), eventually no leader has one: it was committed, rejected with a reset, " +
 		"or superseded by a LeaderAndIsr or a crash (P ~> not P under weak fairness; Vanlightly's " +
@@ -88,7 +90,8 @@ func stuckAlterPartition(m *kafka.Model) checker.Property[kafka.State] {
 
 // CaughtUpFollowerEventuallyInISR: a caught-up follower outside the ISR rejoins it.
 var CaughtUpFollowerEventuallyInISR = Descriptor{
-	Name: "CaughtUpFollowerEventuallyInISR",
+	Name:  "CaughtUpFollowerEventuallyInISR",
+	Views: []string{"controlPlane"},
 	Doc: "whenever a live, registered follower of the store's leader (live, leading the store's epoch) has " +
 		"reached the leader's log end offset but is outside the leader's ISR, eventually no such follower exists: " +
 		"it is back in the ISR, or the leader, its epoch or a broker's liveness changed (P ~> not P under weak " +
@@ -123,7 +126,8 @@ func caughtUpOutsideISR(m *kafka.Model) checker.Property[kafka.State] {
 
 // ControllerCacheMatchesStore: the active controller's cache is the store's partition state.
 var ControllerCacheMatchesStore = Descriptor{
-	Name: "ControllerCacheMatchesStore",
+	Name:  "ControllerCacheMatchesStore",
+	Views: []string{"controlPlane"},
 	Doc: "the controller that holds /controller (active, session alive: not a zombie) caches exactly the store's " +
 		"partition state (leader, leader epoch, zkVersion, ISR). A diagnostic: a zombie controller's successful " +
 		"write breaks it, the precondition of KAFKA-5480; with KAFKA-6082 zombie writes fail. Trivially true " +

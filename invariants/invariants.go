@@ -21,6 +21,10 @@ type Descriptor struct {
 	Doc  string
 	Kind checker.Kind
 	Ref  string
+	// Views names the model's views (kafka.ViewNames) that show what the property reads,
+	// the first the one a reader needs most: a check's trace prints them unless its spec
+	// or --view says otherwise.
+	Views []string
 	// Build returns the property for model m.
 	Build func(m *kafka.Model) checker.Property[kafka.State]
 }
@@ -73,7 +77,8 @@ func invariant(name string, f func(m *kafka.Model, s *kafka.State) bool, explain
 // NoCommittedDataLoss: every acknowledged record is still at its offset on the leader and
 // on every live ISR member.
 var NoCommittedDataLoss = Descriptor{
-	Name: "NoCommittedDataLoss",
+	Name:  "NoCommittedDataLoss",
+	Views: []string{"logs"},
 	Doc: "every record acknowledged to an acks=all producer (the leader's high watermark passed it) " +
 		"is still at its offset on the controller's leader and on every member of the controller's ISR that is " +
 		"up and registered; rules out the data loss of KIP-101's high-watermark truncation and of an unsafe " +
@@ -115,7 +120,8 @@ func lostRecord(m *kafka.Model, s *kafka.State) (id, b int, ok bool) {
 // NoPermanentDivergence: any two replicas hold the same record at every offset below
 // both of their high watermarks.
 var NoPermanentDivergence = Descriptor{
-	Name: "NoPermanentDivergence",
+	Name:  "NoPermanentDivergence",
+	Views: []string{"logs"},
 	Doc: "any two replicas hold the same record at every offset below both of their high watermarks " +
 		"(Vanlightly's LogMatchingProperty): what a consumer of either replica reads as committed is the same. " +
 		"DESIGN lists equal (offset, epoch) implies equal prefix as its second clause; that clause is the " +
@@ -143,7 +149,8 @@ func noPermanentDivergence(m *kafka.Model, s *kafka.State) bool {
 
 // LogMatching: Raft's Log Matching on (offset, epoch).
 var LogMatching = Descriptor{
-	Name: "LogMatching",
+	Name:  "LogMatching",
+	Views: []string{"logs"},
 	Doc: "if two replicas hold records of the same leader epoch at the same offset, their logs are equal " +
 		"up to and including that offset (Raft's Log Matching on (offset, epoch), EpochOffsetLogMatching in " +
 		"the published TLA+ specs of Kafka replication). " +
@@ -179,7 +186,8 @@ func logMatching(m *kafka.Model, s *kafka.State) bool {
 // LeaderInISR: the controller's leader is in its ISR, and a broker acting as leader is in
 // its own ISR.
 var LeaderInISR = Descriptor{
-	Name: "LeaderInISR",
+	Name:  "LeaderInISR",
+	Views: []string{"controlPlane", "logs"},
 	Doc: "the controller's leader is a member of the controller's ISR, and every broker acting as leader " +
 		"has itself in its ISR; rules out electing or keeping a leader outside the ISR (unclean election is " +
 		"disabled) and an AlterPartition that drops the leader",
@@ -202,7 +210,8 @@ func leaderInISR(m *kafka.Model, s *kafka.State) bool {
 
 // OneLeaderPerEpoch: no two brokers act as leader in the same leader epoch.
 var OneLeaderPerEpoch = Descriptor{
-	Name: "OneLeaderPerEpoch",
+	Name:  "OneLeaderPerEpoch",
+	Views: []string{"controlPlane", "logs"},
 	Doc: "no two brokers act as leader in the same leader epoch; rules out two leaders writing records " +
 		"stamped with one epoch, which would make (offset, epoch) ambiguous and break the divergence check",
 	Kind:  checker.Invariant,
@@ -225,7 +234,8 @@ func oneLeaderPerEpoch(m *kafka.Model, s *kafka.State) bool {
 
 // HighWatermarkMonotonic: a leader's high watermark never goes down within its epoch.
 var HighWatermarkMonotonic = Descriptor{
-	Name: "HighWatermarkMonotonic",
+	Name:  "HighWatermarkMonotonic",
+	Views: []string{"logs"},
 	Doc: "on every step, a broker that leads the same epoch before and after has a high watermark at least " +
 		"as high as before (Partition.maybeIncrementLeaderHW only raises it); a follower's high watermark " +
 		"is min(leader's, own LEO) and may go down, so it is not checked",
@@ -251,7 +261,8 @@ var HighWatermarkMonotonic = Descriptor{
 // AckedOnMinISR: an acks=all write is acknowledged only once min.insync.replicas replicas
 // hold it.
 var AckedOnMinISR = Descriptor{
-	Name: "AckedOnMinISR",
+	Name:  "AckedOnMinISR",
+	Views: []string{"logs"},
 	Doc: "on every step that acknowledges a record to an acks=all producer (the leader's high watermark " +
 		"passes it), at least min_isr replicas hold that record at its offset: Kafka's contract for " +
 		"min.insync.replicas (\"the minimum number of replicas that must acknowledge a write for the write to " +
@@ -294,7 +305,8 @@ func ackedOnFew(m *kafka.Model, from, to *kafka.State) (id int, holders uint8, o
 
 // EpochCacheMatchesLog: every replica's leader-epoch cache describes its log.
 var EpochCacheMatchesLog = Descriptor{
-	Name: "EpochCacheMatchesLog",
+	Name:  "EpochCacheMatchesLog",
+	Views: []string{"logs", "epochCaches"},
 	Doc: "on every replica, every epoch carried by a batch in the log has a cache entry, and the cache's " +
 		"floor entry for each batch's offset is that batch's epoch. A diagnostic: an unclean restart with a " +
 		"stale leader-epoch checkpoint and partial recovery breaks it, the precondition of the KAFKA-13077 " +
@@ -306,7 +318,8 @@ var EpochCacheMatchesLog = Descriptor{
 
 // NoMissingEpoch: no replica's cache answers an epoch its log carries with an older one.
 var NoMissingEpoch = Descriptor{
-	Name: "NoMissingEpoch",
+	Name:  "NoMissingEpoch",
+	Views: []string{"epochCaches"},
 	Doc: "on every replica, every epoch E carried by a batch in the log is answered by the replica's " +
 		"endOffsetFor(E) with E itself: the cache holds E, or holds no epoch below it. A violation is exactly " +
 		"the KAFKA-13077 precondition: asked for E, the replica answers an older epoch, which diverges",
@@ -318,7 +331,8 @@ var NoMissingEpoch = Descriptor{
 // NoPhantomEpoch: no replica's leader-epoch cache holds an epoch that no batch of its log
 // carries.
 var NoPhantomEpoch = Descriptor{
-	Name: "NoPhantomEpoch",
+	Name:  "NoPhantomEpoch",
+	Views: []string{"epochCaches"},
 	Doc: "on every replica, every leader-epoch cache entry below the log end names an epoch that some " +
 		"batch of the log carries. A violation is a phantom epoch: an entry a truncation removed that came " +
 		"back at a restart from a checkpoint file whose scheduled write was lost (KAFKA-16541, 3.8 and later), " +
@@ -359,7 +373,8 @@ func epochCacheMatchesLog(m *kafka.Model, s *kafka.State) bool {
 // FollowerEventuallyCatchesUp: a live follower of a leader that stays leader reaches the
 // leader's log end offset.
 var FollowerEventuallyCatchesUp = Descriptor{
-	Name: "FollowerEventuallyCatchesUp",
+	Name:  "FollowerEventuallyCatchesUp",
+	Views: []string{"epochCaches"},
 	Doc: "whenever a live follower of the controller's leader, which is live and leads that epoch, is " +
 		"behind the leader's log end offset, eventually no such follower is behind: each has reached the " +
 		"leader's log end offset, or the leader, its epoch or a broker's liveness changed (P ~> not P under " +

@@ -14,7 +14,8 @@ import (
 
 // ValidControllerIsrAndElr: the controller's ISR and ELR are legal.
 var ValidControllerIsrAndElr = Descriptor{
-	Name: "ValidControllerIsrAndElr",
+	Name:  "ValidControllerIsrAndElr",
+	Views: []string{"controlPlane"},
 	Doc: "the active controller's partition state is legal: no ELR member is in the ISR, the ELR is empty while " +
 		"the ISR has min.insync.replicas members or more, and (with ELR) no fenced broker is in the ISR " +
 		"(Vanlightly's KIP-966 ValidControllerIsrAndElr and its fencing clause; PartitionChangeBuilder." +
@@ -45,7 +46,8 @@ func explainIsrAndElr(m *kafka.Model, s *kafka.State) string {
 
 // MinIsrRecoveryQuorum: with ISR and ELR empty, the last known ELR names the last leader.
 var MinIsrRecoveryQuorum = Descriptor{
-	Name: "MinIsrRecoveryQuorum",
+	Name:  "MinIsrRecoveryQuorum",
+	Views: []string{"controlPlane"},
 	Doc: "whenever the controller's ISR and ELR are both empty, the last known ELR names exactly one broker, the " +
 		"partition's last leader, which Kafka may elect (PartitionChangeBuilder.maybeUpdateLastKnownLeader, " +
 		"useLastKnownLeaderInBalancedRecovery). Vanlightly's KIP-966 spec asks for min.insync.replicas members, " +
@@ -66,7 +68,8 @@ func explainMinIsrRecoveryQuorum(m *kafka.Model, s *kafka.State) string {
 
 // LeaderCandidateCompleteness: every ISR and ELR member holds every acknowledged record.
 var LeaderCandidateCompleteness = Descriptor{
-	Name: "LeaderCandidateCompleteness",
+	Name:  "LeaderCandidateCompleteness",
+	Views: []string{"controlPlane"},
 	Doc: "every member of the controller's ISR or ELR that is up and registered (a leader candidate) holds every " +
 		"acknowledged record at its offset (Vanlightly's KIP-966 LeaderCandidateCompletenessProperty): an election " +
 		"from the ISR or the ELR cannot lose data. Without ELR it is NoCommittedDataLoss's ISR clause",

@@ -7,7 +7,8 @@ import (
 
 // PreferredLeaderRestored: leadership left broker 1, the preferred replica, and came back.
 var PreferredLeaderRestored = Descriptor{
-	Name: "PreferredLeaderRestored",
+	Name:  "PreferredLeaderRestored",
+	Views: []string{"controlPlane"},
 	Doc: "a witness (sometimes): the store's leader is broker 1, the preferred replica (the head of the " +
 		"assignment), in a leader epoch above 2, and broker 1 leads that epoch: leadership left it and came " +
 		"back. With leader_change = 1 and no crash only a preferred-replica election (preferred_election) " +

@@ -66,6 +66,10 @@ type PropertyInfo struct {
 	Doc  string
 	Kind checker.Kind
 	Ref  string // JIRA issue or KIP it comes from, when any
+	// Views names the family's views (Family.Views) that show what the property reads;
+	// a spec's traces print those of its properties unless [options] view or --view says
+	// otherwise (Spec.DefaultView).
+	Views []string
 }
 
 // Config is a fully resolved configuration handed to Family.Build: every constant and
@@ -109,7 +113,12 @@ type Family struct {
 	// DefaultView is what a trace prints when --view is not given ("" for none).
 	Views       []string
 	DefaultView string
-	Symmetry    bool // the model implements checker.Symmetric
+	// Params, when not nil, names the arguments of the model's actions in the pictures
+	// (traces.ActionParamNamer; the model's optional ActionParams method).
+	Params interface {
+		ActionParams(kind string, n int) []string
+	}
+	Symmetry bool // the model implements checker.Symmetric
 	// LivenessSymmetry is true when the model's symmetry reduction is sound for liveness.
 	LivenessSymmetry bool
 	// SymmetryNote says where the model's symmetry reduction applies, or why it has none

@@ -25,6 +25,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(goodSpec), "limits.memory=1GiB")
 	f.Add([]byte(robustSpec), "")
 	f.Add([]byte(robustSpec), "rms=16")
+	f.Add([]byte("model = \"kafka\"\nproperties = [\"NoPermanentDivergence\"]\n[options]\nview = \"logs, epochCaches\"\n[[check]]\nname = \"a\"\nexpect = \"ok\"\n"), "options.view=all")
 	f.Add([]byte(strings.Replace(goodSpec, "depth = 4\n", "depth = 4\nrobust = [\"rms+1\", \"rms-1\", \"rms+99\", \"x\"]\n", 1)), "")
 	f.Fuzz(func(t *testing.T, src []byte, set string) {
 		var sets []string
@@ -67,7 +68,7 @@ func FuzzSet(f *testing.F) {
 		"truncation=diverging-epoch", `truncation="leader-epoch"`, "controllers=2", "session_loss=1",
 		"limits.max_states=1000", "limits.max_depth=20", "limits.memory=4GiB", `limits.memory="512MiB"`,
 		"limits.memory=0", "limits.time=10m", "limits.time=1h30m", "options.workers=2", "options.deadlock=true",
-		"options.symmetry=true", "fairness.TMCommit=weak", "fairness.FollowerFetch=strong", "rms = 5 ",
+		"options.symmetry=true", "options.view=controlPlane", `options.view="logs,bogus"`, "fairness.TMCommit=weak", "fairness.FollowerFetch=strong", "rms = 5 ",
 		"rms=4\nrms=5", "rms", "=3", "rms=[1,2]", "rms={a=1}", "limits.memory=1.5GiB", "KAFKA-6082=true",
 	} {
 		f.Add(seed, false)

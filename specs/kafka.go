@@ -48,7 +48,7 @@ var ControlPlaneNames = []string{"zookeeper", "kraft"}
 func kafkaFamily() Family {
 	var props []PropertyInfo
 	for _, d := range invariants.All() {
-		props = append(props, PropertyInfo{Name: d.Name, Doc: d.Doc, Kind: d.Kind, Ref: d.Ref})
+		props = append(props, PropertyInfo{Name: d.Name, Doc: d.Doc, Kind: d.Kind, Ref: d.Ref, Views: d.Views})
 	}
 	def := kafka.DefaultConfig()
 	fault := func(name, doc string) Param {
@@ -62,7 +62,8 @@ func kafkaFamily() Family {
 	return Family{
 		Name: "kafka",
 		// The log grid is what a Kafka engineer reads first (docs/reading-traces.md).
-		Views: kafka.ViewNames, DefaultView: "logs",
+		// A spec's default is the views its properties read (PropertyInfo.Views).
+		Views: kafka.ViewNames, DefaultView: "logs", Params: &kafka.Model{},
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
 			"read responses, truncation, ISR changes through AlterPartition or ZooKeeper, a single controller, the " +
 			"ZooKeeper control plane with up to three controller incarnations (controllers) or the KRaft control plane " +

@@ -40,6 +40,12 @@ type Spec struct {
 	Family     Family
 	Properties []string
 	Options    checker.Options // from [limits] and [options]
+	// View is the views its traces print unless --view says otherwise: [options] view
+	// (ViewSet), else those its properties read (PropertyInfo.Views) in the family's
+	// order, else the family's DefaultView. Family.DefaultView is set to it, so that what
+	// reads a spec's family default reads the spec's.
+	View    string
+	ViewSet bool
 	// SymmetrySet is true when [options] sets symmetry; otherwise the family's
 	// DefaultSymmetry decides per check (Runnable).
 	SymmetrySet bool
@@ -339,7 +345,7 @@ func (v *validator) add(p Pos, path, problem string, got any) {
 var topKeys = []string{"model", "doc", "properties", "invariants", "constants", "faults", "limits", "options", "fairness", "check"}
 var checkKeys = []string{"name", "fixes", "without", "mutate", "expect", "property", "states", "unreduced", "por_states", "depth", "vacuous", "constants", "faults", "robust"}
 var limitKeys = []string{"max_states", "max_depth", "memory", "time"}
-var optionKeys = []string{"deadlock", "symmetry", "workers"}
+var optionKeys = []string{"deadlock", "symmetry", "view", "workers"}
 
 // unknown reports every key of table not in known, in sorted order.
 func (v *validator) unknown(prefix string, table map[string]any, known []string) {
@@ -697,6 +703,13 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 		if n, ok := v.integer(opt, "options", "workers", 0, MaxWorkers); ok {
 			s.Options.Workers = int(n)
 		}
+		if view, ok := v.str(opt, "options", "view", false); ok && famOK {
+			if problem := badView(view, fam.Views); problem != "" {
+				v.errVal("options.view", problem, opt["view"])
+			} else {
+				s.View, s.ViewSet = view, true
+			}
+		}
 	}
 	if fair := v.table(raw, "fairness"); fair != nil {
 		for _, k := range sortedKeys(fair) {
@@ -713,6 +726,9 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 
 	v.checks(s, raw, base)
 	v.crossCheck(s)
+	if famOK {
+		s.resolveView()
+	}
 	if len(v.errs) == 0 {
 		v.buildNeighbours(s)
 	}

@@ -18,8 +18,11 @@ import (
 	"kmc/fsx"
 )
 
-// Files of an output folder, in the order WriteAll lists them.
-var outputFiles = []string{"trace.txt", "trace.itf.json", "trace.dot", "trace.svg", "trace.png", "sequence.svg", "sequence.png", "report.html"}
+// Files of an output folder, in the order WriteAll lists them. The trace graph (one box of
+// variables per state) is written as trace.dot only: drawn, it is boxes of TLA+ text a
+// reader cannot follow; kmc render --format svg or png draws it on demand. The pictures
+// are the sequence chart, the views and the report.
+var outputFiles = []string{"trace.txt", "trace.itf.json", "trace.dot", "sequence.svg", "sequence.png", "report.html"}
 
 // viewsFile is the picture of the last state's views, written after the others when the
 // trace has the views WriteOptions.Views selects.
@@ -51,6 +54,9 @@ type WriteOptions struct {
 	// Views are the views trace.txt prints after each state; the ITF file records them
 	// (kmc::view) for kmc render.
 	Views ViewSelection
+	// Params, when not nil, names the actions' arguments in the sequence chart and the
+	// report (the model's ActionParamNamer).
+	Params ActionParamNamer
 	// Force lets WriteAll replace a DIR that holds files kmc did not write: that folder is
 	// moved, whole, to DIR's parent/kmc-previous-*/ and kept; nothing is deleted.
 	Force bool
@@ -258,7 +264,7 @@ func writeManifest(path string, names []string, contents [][]byte) error {
 }
 
 // WriteAll renders t in every format and writes the files trace.txt, trace.itf.json,
-// trace.dot, trace.svg, trace.png, sequence.svg, sequence.png and report.html (and
+// trace.dot, sequence.svg, sequence.png and report.html (and
 // views.png, the last state's views that opts.Views selects, when it has them), and the
 // manifest, into dir, all or nothing: everything is rendered first and written into a new
 // temporary folder beside dir, which is then renamed to dir. A previous dir is replaced
@@ -366,6 +372,8 @@ func removeListed(dir string, names []string) bool {
 
 // renderAll renders t in each of the formats named (file names of outputFiles).
 func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []string) ([][]byte, error) {
+	chart := SequenceOptions{Params: opts.Params, Views: opts.Views}
+	info.Chart = chart
 	render := map[string]func(b *bytes.Buffer) error{
 		"trace.txt": func(b *bytes.Buffer) error {
 			return Text(b, t, TextOptions{FullStates: opts.FullStates, Views: opts.Views})
@@ -374,12 +382,10 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check, View: opts.Views.String()})
 		},
 		"trace.dot":    func(b *bytes.Buffer) error { return DOT(b, t) },
-		"trace.svg":    func(b *bytes.Buffer) error { return SVG(b, t) },
-		"trace.png":    func(b *bytes.Buffer) error { return PNG(b, t) },
-		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVG(b, t) },
-		"sequence.png": func(b *bytes.Buffer) error { return SequencePNG(b, t) },
+		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVGWith(b, t, chart) },
+		"sequence.png": func(b *bytes.Buffer) error { return SequencePNGWith(b, t, chart) },
 		"report.html":  func(b *bytes.Buffer) error { return HTML(b, t, info) },
-		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, t, opts.Views) },
+		viewsFile:      func(b *bytes.Buffer) error { return ViewsPNG(b, namedLast(t, opts.Params), opts.Views) },
 	}
 	out := make([][]byte, len(names))
 	for i, name := range names {
@@ -397,6 +403,19 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 		out[i] = b.Bytes()
 	}
 	return out, nil
+}
+
+// namedLast is t with its last state's action named by p (NamedAction), for the title of
+// views.png; t itself when p is nil. t is not changed.
+func namedLast(t *checker.Trace, p ActionParamNamer) *checker.Trace {
+	if p == nil || t == nil || len(t.States) < 2 {
+		return t
+	}
+	c := *t
+	c.States = append([]checker.TraceState(nil), t.States...)
+	last := &c.States[len(c.States)-1]
+	last.Action = NamedAction(last.Action, last.Kind, p)
+	return &c
 }
 
 // writeFile writes data to path and checks Close.

@@ -162,7 +162,7 @@ func TestWriteAllTooLongToDraw(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "trace.svg")); err == nil {
-		t.Error("trace.svg written for a trace too long to draw")
+	if _, err := os.Stat(filepath.Join(dir, "sequence.svg")); err == nil {
+		t.Error("sequence.svg written for a trace too long to draw")
 	}
 }

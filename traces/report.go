@@ -24,6 +24,9 @@ type ReportInfo struct {
 	Reason   string
 	Stats    *checker.Stats // nil when unknown (a trace rendered from a file)
 	Command  string         // command line to reproduce, shown verbatim
+	// Chart names the actions' arguments and the views the properties read, for the
+	// sequence chart and the steps (WriteAll sets it from its WriteOptions).
+	Chart SequenceOptions
 }
 
 type reportStep struct {
@@ -45,30 +48,29 @@ type reportStat struct{ Name, Value string }
 type reportData struct {
 	Title, Verdict, Property, Reason, Spec, Check, Command, Witness string
 	Stats                                                           []reportStat
-	Graph, Sequence                                                 template.HTML
+	Sequence                                                        template.HTML
 	Text                                                            string
 	Data                                                            template.JS
 	ViewCSS                                                         template.CSS
 	ViewJS                                                          template.JS
 	ErrorJS                                                         template.JS
-	Steps                                                           int
+	Steps, Start                                                    int
 	HasEvents                                                       bool
 	Ending                                                          string
 }
 
 // HTML writes a self-contained report page (inline CSS, JavaScript and SVG; nothing
-// fetched): the verdict, the statistics, the trace graph, the message sequence chart and a
-// step-by-step view of the states (slider, buttons, arrow keys) with changed variables
-// highlighted and the current state marked in the graph.
+// fetched): the verdict and why, a step-by-step view of the states (slider, buttons, arrow
+// keys) that shows each state's views, what changed and, folded, every variable; the
+// message sequence chart, whose steps select the state shown and whose decisive step is
+// the one shown first; the statistics and the trace as text. The page is as wide as the
+// window: tables wider than it scroll, none is cut.
 func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 	if err := validTrace(t); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
-	var graph, seq, text bytes.Buffer
-	if err := SVG(&graph, t); err != nil {
-		return fmt.Errorf("html: %w", err)
-	}
-	if err := SequenceSVG(&seq, t); err != nil {
+	var seq, text bytes.Buffer
+	if err := SequenceSVGWith(&seq, t, info.Chart); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
 	if err := Text(&text, t, TextOptions{}); err != nil {
@@ -77,7 +79,7 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 	steps := make([]reportStep, len(t.States))
 	var err error
 	for i, s := range t.States {
-		st := reportStep{N: i + 1, Action: s.Action, Changes: []string{}}
+		st := reportStep{N: i + 1, Action: NamedAction(s.Action, s.Kind, info.Chart.Params), Changes: []string{}}
 		for _, c := range stateChanges(t, i) {
 			st.Changes = append(st.Changes, c.String())
 		}
@@ -100,14 +102,17 @@ func HTML(w io.Writer, t *checker.Trace, info ReportInfo) error {
 	d := reportData{
 		Title: info.Title, Verdict: string(info.Verdict), Property: info.Property, Reason: info.Reason, Witness: t.Witness,
 		Spec: info.Spec, Check: info.Check, Command: info.Command,
-		Graph:    template.HTML(stripProlog(graph.String())),
 		Sequence: template.HTML(stripProlog(seq.String())),
 		Text:     text.String(),
 		Data:     template.JS(data),
 		Steps:    len(t.States),
+		Start:    len(t.States),
 		ViewCSS:  template.CSS(ViewTableCSS),
 		ViewJS:   template.JS(ViewTableJS),
 		ErrorJS:  template.JS(PageErrorJS),
+	}
+	if k, _ := Decisive(t); k >= 0 {
+		d.Start = k + 1
 	}
 	for _, s := range t.States {
 		d.HasEvents = d.HasEvents || (s.Events != "" && s.Events != "[]")
@@ -174,9 +179,6 @@ h1 { font-size: 20px; margin: 0 0 6px 0; }
 h2 { font-size: 16px; margin: 0 0 10px 0; }
 .verdict { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: bold; }
 .verdict.violated { background: #d62728; } .verdict.ok { background: #2ca02c; } .verdict.incomplete { background: #ff7f0e; }
-.row { display: grid; gap: 16px; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); align-items: start; }
-@media (max-width: 900px) { .row { grid-template-columns: minmax(0, 1fr); } }
-#graph svg { max-width: 100%; height: auto; }
 main { padding: 16px 24px; display: grid; gap: 16px; grid-template-columns: minmax(0, 1fr); }
 section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 14px; overflow: auto; }
 table { border-collapse: collapse; font-size: 13px; }
@@ -186,12 +188,13 @@ tr.changed td { background: #fff3cd; }
 tr.changed td.name::after { content: " \2022"; color: #d62728; }
 .controls { display: flex; align-items: center; gap: 10px; margin-bottom: 10px; }
 .controls input[type=range] { flex: 1; }
-#steps { position: sticky; top: 8px; max-height: calc(100vh - 16px); }
+#steps { position: sticky; top: 0; z-index: 1; max-height: 55vh; box-shadow: 0 2px 6px rgba(0,0,0,0.08); }
+#views { display: flex; flex-wrap: wrap; gap: 4px 28px; align-items: flex-start; }
+#sequence g.step { cursor: pointer; }
 #changes { font-family: Menlo, Consolas, monospace; font-size: 12px; background: #fff3cd; margin: 6px 0 10px 0; padding: 6px 6px 6px 24px; }
 #changes:empty { display: none; }
 #step-title { font-weight: bold; font-size: 15px; margin: 6px 0; }
-.node.current polygon, .node.current path { stroke: #ff7f0e !important; stroke-width: 4px !important; }
-#sequence g.step.current rect { fill: #fff3cd; }
+#sequence g.step.current rect:first-child { fill: #fff3cd; }
 pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 {{.ViewCSS}}
 .witness { margin-top: 8px; padding: 8px 12px; background: #fdecea; border-left: 4px solid #d62728; font-size: 14px; line-height: 1.4; max-width: 1100px; }
@@ -211,31 +214,27 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
 {{if .Witness}}<div id="witness" class="witness"><b>Why:</b> {{.Witness}}</div>{{end}}
 </header>
 <main>
-<div class="row">
 <section id="steps">
-<h2>Step by step</h2>
 <div class="controls">
 <button id="prev" type="button" title="previous state (left arrow)">&larr;</button>
-<input id="slider" type="range" min="1" max="{{.Steps}}" value="1" aria-label="state">
+<input id="slider" type="range" min="1" max="{{.Steps}}" value="{{.Start}}" aria-label="state">
 <button id="next" type="button" title="next state (right arrow)">&rarr;</button>
 <span id="position" class="muted"></span>
 </div>
 <div id="step-title"></div>
 <ul id="changes"></ul>
 <div id="views"></div>
+<details id="variables"><summary>every variable (changed ones highlighted)</summary>
 <table id="state-table"><thead><tr><th>variable</th><th>value</th></tr></thead><tbody></tbody></table>
-<p class="muted">Changed variables are highlighted. Keys: &larr; &rarr; step, Home/End first/last; link to a state with #step=N.</p>
+</details>
+<p class="muted">Click a step of the chart below to show its state. Keys: &larr; &rarr; step, Home/End first/last; link to a state with #step=N.</p>
 </section>
-<section id="graph"><h2>Trace graph</h2>
-{{.Graph}}
-</section>
-</div>
-{{if .Stats}}<section id="stats"><h2>Statistics</h2><table>
-{{range .Stats}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>
-{{end}}</table></section>{{end}}
 <section id="sequence"><h2>Message sequence chart</h2>
 {{if .HasEvents}}{{.Sequence}}{{else}}<p class="muted">The model describes no messages between actors for this trace.</p>{{end}}
 </section>
+{{if .Stats}}<section id="stats"><h2>Statistics</h2><table>
+{{range .Stats}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>
+{{end}}</table></section>{{end}}
 <section id="text"><h2>Trace (TLC style)</h2>
 <details><summary>show</summary><pre>{{.Text}}</pre></details>
 </section>
@@ -249,10 +248,13 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
   var tbody = document.querySelector("#state-table tbody");
   var title = document.getElementById("step-title");
   var position = document.getElementById("position");
-  var nodes = {};
-  document.querySelectorAll("#graph g.node").forEach(function (g) {
-    var t = g.querySelector("title");
-    if (t) { nodes[t.textContent.trim()] = g; }
+  var bands = {};
+  document.querySelectorAll("#sequence g.step").forEach(function (g) {
+    var k = parseInt(g.id.slice(5), 10);
+    if (k >= 1 && k <= steps.length) {
+      bands[k] = g;
+      g.addEventListener("click", function () { show(k); });
+    }
   });
 {{.ViewJS}}
   function show(k, scroll) {
@@ -277,13 +279,10 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
       var b = document.createElement("td"); b.className = "value"; b.textContent = v.value;
       tr.appendChild(a); tr.appendChild(b); tbody.appendChild(tr);
     });
-    Object.keys(nodes).forEach(function (id) {
-      nodes[id].classList.toggle("current", id === "s" + k);
-    });
     document.querySelectorAll("#sequence g.step").forEach(function (g) {
       g.classList.toggle("current", g.id === "step-" + k);
     });
-    if (scroll && nodes["s" + k]) { nodes["s" + k].scrollIntoView({block: "nearest"}); }
+    if (scroll && bands[k]) { bands[k].scrollIntoView({block: "nearest"}); }
     document.body.setAttribute("data-step", String(k));
   }
   slider.addEventListener("input", function () { show(parseInt(slider.value, 10), true); });
@@ -295,13 +294,9 @@ pre { font-size: 12px; background: #f6f7f9; padding: 10px; overflow: auto; }
     else if (e.key === "ArrowLeft" || e.key === "ArrowUp") { show(k - 1, true); e.preventDefault(); }
     else if (e.key === "Home") { show(1, true); } else if (e.key === "End") { show(steps.length, true); }
   });
-  Object.keys(nodes).forEach(function (id) {
-    nodes[id].style.cursor = "pointer";
-    nodes[id].addEventListener("click", function () { show(parseInt(id.slice(1), 10)); });
-  });
   function fromHash() {
     var m = /step=(\d+)/.exec(window.location.hash);
-    return m ? parseInt(m[1], 10) : 1;
+    return m ? parseInt(m[1], 10) : {{.Start}};
   }
   window.addEventListener("hashchange", function () { show(fromHash(), true); });
   show(fromHash());

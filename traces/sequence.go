@@ -8,7 +8,9 @@ import (
 	"html"
 	"io"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"kmc/checker"
@@ -63,6 +65,86 @@ func Events(t *checker.Trace) ([][]Event, error) {
 		out[i] = evs
 	}
 	return out, nil
+}
+
+// ActionParamNamer is what a model may implement to name the arguments of its actions in
+// the pictures: the names of the n arguments an action of kind prints, or nil. The Kafka
+// model's makes BrokerPowerLoss(2,2,2,1) read BrokerPowerLoss(broker=2, recoverFrom=2,
+// leo=2, checkpointEntries=1). Models without it keep their actions as printed.
+type ActionParamNamer interface {
+	ActionParams(kind string, n int) []string
+}
+
+// SequenceOptions add what the trace alone does not say to a sequence chart.
+type SequenceOptions struct {
+	Params ActionParamNamer // names the actions' arguments; nil: as printed
+	// Views are the views the checked properties read (WriteOptions.Views): at the
+	// decisive step, each of their two-column tables whose rows name actors (the Kafka
+	// model's epoch caches) is shown beside the actors' lifelines.
+	Views ViewSelection
+}
+
+// NamedAction is action (Kind(a,b,...)) with its arguments named by p, as
+// Kind(name=a, name=b, ...), or action itself when p is nil or does not name them.
+func NamedAction(action, kind string, p ActionParamNamer) string {
+	open := strings.IndexByte(action, '(')
+	if p == nil || kind == "" || open < 0 || !strings.HasSuffix(action, ")") || action[:open] != kind {
+		return action
+	}
+	args := strings.Split(action[open+1:len(action)-1], ",")
+	names := p.ActionParams(kind, len(args))
+	if len(names) != len(args) {
+		return action
+	}
+	var b strings.Builder
+	b.WriteString(action[:open+1])
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(names[i] + "=" + strings.TrimSpace(a))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// The witness phrases (checker/witness.go) that name the state deciding a counterexample,
+// and how the chart says it.
+var decisivePhrases = []struct {
+	re   *regexp.Regexp
+	says string // after the property's name
+}{
+	{regexp.MustCompile(`: its condition holds in state (\d+) and its goal in no later state`), ": its condition holds here, its goal in no later state"},
+	{regexp.MustCompile(` is false in state (\d+)`), " is false here"},
+	{regexp.MustCompile(` is broken by the step into state (\d+)`), " is broken by this step"},
+	{regexp.MustCompile(`^no action is enabled in state (\d+)`), ": no action is enabled here (deadlock)"},
+}
+
+// Decisive is the state (0-based) that decides t as a counterexample, and what happens
+// there: the first state where a LeadsTo property's condition holds for good, the state
+// where an invariant is false, the step that breaks an action property, the deadlocked
+// state, as the trace's witness names it; -1 and "" when the witness names none (an
+// Eventually property, whose goal holds nowhere, or a trace without a witness).
+func Decisive(t *checker.Trace) (int, string) {
+	for _, p := range decisivePhrases {
+		m := p.re.FindStringSubmatch(t.Witness)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil || n < 1 || n > len(t.States) {
+			return -1, ""
+		}
+		name := t.Property
+		if name == "" {
+			name = "the property"
+		}
+		if strings.HasPrefix(p.says, ": no action") {
+			name = "Deadlock"
+		}
+		return n - 1, name + p.says
+	}
+	return -1, ""
 }
 
 // Sequence-chart geometry, in SVG pixels.
@@ -152,18 +234,21 @@ type seqMsg struct {
 	text     seqText // the label, above the arrow's start
 	mark     seqText // drop, supersede or in-flight marker text
 	line     seqSeg
+	pieces   []seqSeg // line as drawn in full: cut where a label lies across it, where it is faint
 }
 
 type seqNote struct {
 	step, k int
 	actor   string
 	text    seqText
+	fact    string // a view's title: the note shows the actor's row of that table
 }
 
 // seqStep is one step's band: a state of the trace, or a lasso's back step.
 type seqStep struct {
-	y, h  float64
-	label seqText
+	y, h     float64
+	label    seqText
+	decisive seqText // what decides the counterexample here, under the label; or none
 }
 
 // seqLaneState is an actor's state from y on ("" normal).
@@ -183,6 +268,7 @@ type seqLayout struct {
 	lane          map[string]int
 	steps         []seqStep
 	back          bool // the last step is a lasso's back step
+	decisive      int  // the decisive state (Decisive), or -1
 	msgs          []*seqMsg
 	notes         []seqNote
 	lanes         map[string][]seqLaneState
@@ -252,7 +338,7 @@ func newText(s string, width float64, color string) seqText {
 	return seqText{lines: wrapWords(s, width), color: color}
 }
 
-func layoutSequence(t *checker.Trace) (*seqLayout, error) {
+func layoutSequence(t *checker.Trace, opts SequenceOptions) (*seqLayout, error) {
 	if err := validTrace(t); err != nil {
 		return nil, err
 	}
@@ -261,10 +347,14 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		return nil, err
 	}
 	stepLabels := make([]string, len(t.States))
+	actions := make([]string, len(t.States)) // as the chart names them
+	printed := make([]string, len(t.States)) // as the trace prints them
 	for i := range t.States {
 		stepLabels[i] = "1: initial state"
 		if i > 0 {
-			stepLabels[i] = fmt.Sprintf("%d: %s", i+1, t.States[i].Action)
+			printed[i] = t.States[i].Action
+			actions[i] = NamedAction(t.States[i].Action, t.States[i].Kind, opts.Params)
+			stepLabels[i] = fmt.Sprintf("%d: %s", i+1, actions[i])
 		}
 	}
 	l := &seqLayout{lane: map[string]int{}, actors: append([]string(nil), t.Actors...), lanes: map[string][]seqLaneState{}}
@@ -274,8 +364,24 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 			return nil, err
 		}
 		evs = append(evs, back)
-		stepLabels = append(stepLabels, fmt.Sprintf("back to state %d: %s", t.Loop+1, t.BackAction))
+		actions = append(actions, NamedAction(t.BackAction, t.BackKind, opts.Params))
+		printed = append(printed, t.BackAction)
+		stepLabels = append(stepLabels, fmt.Sprintf("back to state %d: %s", t.Loop+1, actions[len(actions)-1]))
 		l.back = true
+	}
+	var decisiveSays string
+	l.decisive, decisiveSays = Decisive(t)
+	var facts []Table // the decisive state's tables of the views the properties read
+	if l.decisive >= 0 && len(opts.Views) > 0 {
+		tables, err := ParseViews(t.States[l.decisive].Views)
+		if err != nil {
+			return nil, fmt.Errorf("state %d: %w", l.decisive+1, err)
+		}
+		for _, tb := range tables {
+			if opts.Views.has(tb.Name) && len(tb.Columns) == 2 {
+				facts = append(facts, tb)
+			}
+		}
 	}
 	for i, a := range l.actors {
 		l.lane[a] = i
@@ -309,13 +415,20 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		if l.back && i == len(evs)-1 {
 			st.label.color = colorLoop
 		}
+		if i == l.decisive {
+			st.decisive = newText("decisive: "+decisiveSays, seqLeft-24, colorRed)
+		}
 		ry := y
 		for k, e := range step {
 			switch e.Type {
 			case "local":
-				tx := newText(e.Label, seqLane-24, colorText)
+				label := e.Label
+				if i > 0 && label == printed[i] { // the step's action, named
+					label = actions[i]
+				}
+				tx := newText(label, seqLane-24, colorText)
 				tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + tx.height()}
-				l.notes = append(l.notes, seqNote{i, k, e.Actor, tx})
+				l.notes = append(l.notes, seqNote{step: i, k: k, actor: e.Actor, text: tx})
 				// Room for the note moved off its lifeline, which names its actor.
 				named := newText(e.Actor+": "+strings.Join(tx.lines, " "), seqLane-24, colorText)
 				ry += math.Max(tx.height(), named.height()) + 8
@@ -373,26 +486,48 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 				ry += math.Max(seqSub, h+8)
 			}
 		}
-		st.h = math.Max(ry-y, math.Max(seqSub, st.label.height()+4)) + seqStepGap
+		if i == l.decisive {
+			// The tables the properties read, each actor's row beside its lifeline.
+			for _, tb := range facts {
+				rowH := 0.0
+				for _, row := range tb.Rows {
+					actor, _, _ := strings.Cut(row[0].Text, " ")
+					if _, ok := l.lane[actor]; !ok {
+						continue
+					}
+					tx := newText(tb.Title+": "+row[1].Text, seqLane-24, colorText)
+					tx.box = seqBox{0, ry + 4, tx.width(), ry + 4 + tx.height()}
+					l.notes = append(l.notes, seqNote{step: i, k: len(step) + len(l.notes), actor: actor, text: tx, fact: tb.Title})
+					rowH = math.Max(rowH, tx.height()+8)
+				}
+				ry += rowH
+			}
+		}
+		lh := st.label.height() + 4
+		if len(st.decisive.lines) > 0 {
+			lh += st.decisive.height() + 2
+		}
+		st.h = math.Max(ry-y, math.Max(seqSub, lh)) + seqStepGap
 		l.steps = append(l.steps, st)
 		y += st.h
 	}
 	// The loop: the rows from its first state to the back step (or the last state, which
 	// stutters), boxed, its label in the step column below them.
-	switch {
-	case t.Loop >= 0:
-		l.loopText = newText(fmt.Sprintf("loop: back to state %d via %s", t.Loop+1, t.BackAction), seqLeft-24, colorLoop)
-	case t.Stutter:
+	// A lasso's back step says where it goes back to (its step label), once; a stuttering
+	// end gets a label of its own.
+	if t.Stutter && t.Loop < 0 {
 		l.loopText = newText(fmt.Sprintf("loop: stutters forever in state %d", len(t.States)), seqLeft-24, colorLoop)
 	}
-	if len(l.loopText.lines) > 0 {
+	if t.Loop >= 0 || len(l.loopText.lines) > 0 {
 		first := len(t.States) - 1
 		if t.Loop >= 0 {
 			first = t.Loop
 		}
-		h := l.loopText.height()
-		l.loopText.box = seqBox{8, y + 2, 8 + l.loopText.width(), y + 2 + h}
-		y += h + 8
+		if len(l.loopText.lines) > 0 {
+			h := l.loopText.height()
+			l.loopText.box = seqBox{8, y + 2, 8 + l.loopText.width(), y + 2 + h}
+			y += h + 8
+		}
 		l.loop = &seqBox{3, l.steps[first].y - seqStepGap/2, 0, y}
 		y += 8
 	}
@@ -459,15 +594,49 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		margin = true
 		tx.box.x0, tx.box.x1 = l.lanesRight+10, l.lanesRight+10+w
 	}
+	// A message's label sits right above its own arrow's start, within the arrow's span:
+	// where the arrow meets no other arrow there if it can, else next to the start, with
+	// the arrows that cross it cut around it (pieces).
+	onArrow := func(m *seqMsg) {
+		tx := &m.text
+		w := tx.box.x1 - tx.box.x0
+		x1, x2 := m.line.x1, m.line.x2
+		var lo, hi, want float64
+		if x2 >= x1 {
+			lo, hi, want = x1+6, math.Max(x1+6, x2-6-w), x1+6
+		} else {
+			hi, want = x1-6-w, x1-6-w
+			lo = math.Min(hi, x2+6)
+		}
+		free := func(x float64, obstacles ...[]seqSeg) bool {
+			b := seqBox{x, tx.box.y0, x + w, tx.box.y1}
+			for _, segs := range obstacles {
+				for _, s := range segs {
+					if b.crosses(s) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		for _, hard := range [][][]seqSeg{{segs, lifelines}, {segs}} {
+			for d := 0.0; d <= hi-lo; d += 6 {
+				for _, x := range []float64{want + d, want - d} {
+					if x >= lo && x <= hi && free(x, hard...) {
+						tx.box.x0, tx.box.x1 = x, x+w
+						return
+					}
+				}
+			}
+		}
+		tx.box.x0, tx.box.x1 = want, want+w
+	}
 	for _, m := range l.msgs {
 		x1, x2 := m.line.x1, l.laneX(m.to)
-		w := m.text.box.x1 - m.text.box.x0
 		if m.sendStep < 0 { // no row of its own: the label sits at the arrow's end
 			m.text = seqText{}
-		} else if x2 >= x1 {
-			place(&m.text, x1+6, true)
 		} else {
-			place(&m.text, x1-6-w, true)
+			onArrow(m)
 		}
 		if len(m.mark.lines) > 0 {
 			w := m.mark.box.x1 - m.mark.box.x0
@@ -497,6 +666,10 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 			}
 		}
 	}
+	boxes := l.texts()
+	for _, m := range l.msgs {
+		m.pieces = cutAround(m.line, boxes)
+	}
 	l.width = l.lanesRight + 20
 	if margin {
 		l.width = l.lanesRight + seqMargin
@@ -517,6 +690,57 @@ func layoutSequence(t *checker.Trace) (*seqLayout, error) {
 		l.height = l.why.box.y1 + 10
 	}
 	return l, nil
+}
+
+// cutAround is s without the parts that lie under the texts' boxes (1 px around), in
+// order from s's start: an arrow drawn so that no label lies on it.
+func cutAround(s seqSeg, texts []*seqText) []seqSeg {
+	type span struct{ t0, t1 float64 }
+	var cuts []span
+	dx, dy := s.x2-s.x1, s.y2-s.y1
+	for _, tx := range texts {
+		if len(tx.lines) == 0 {
+			continue
+		}
+		b := seqBox{tx.box.x0 - 1, tx.box.y0 - 1, tx.box.x1 + 1, tx.box.y1 + 1}
+		t0, t1 := 0.0, 1.0
+		ok := true
+		for _, c := range [4][2]float64{{-dx, s.x1 - b.x0}, {dx, b.x1 - s.x1}, {-dy, s.y1 - b.y0}, {dy, b.y1 - s.y1}} {
+			p, q := c[0], c[1]
+			if p == 0 {
+				if q < 0 {
+					ok = false
+				}
+				continue
+			}
+			if r := q / p; p < 0 {
+				t0 = math.Max(t0, r)
+			} else {
+				t1 = math.Min(t1, r)
+			}
+		}
+		if ok && t0 < t1 {
+			cuts = append(cuts, span{t0, t1})
+		}
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].t0 < cuts[j].t0 })
+	var out []seqSeg
+	at := 0.0
+	piece := func(a, b float64) {
+		if (b-a)*math.Hypot(dx, dy) >= 1 {
+			out = append(out, seqSeg{s.x1 + a*dx, s.y1 + a*dy, s.x1 + b*dx, s.y1 + b*dy})
+		}
+	}
+	for _, c := range cuts {
+		if c.t0 > at {
+			piece(at, c.t0)
+		}
+		at = math.Max(at, c.t1)
+	}
+	if at < 1 {
+		piece(at, 1)
+	}
+	return out
 }
 
 // laneSegment is a piece of a lifeline, in a state ("" normal).
@@ -567,10 +791,16 @@ func (l *seqLayout) laneSegments(a string) []laneSegment {
 // local steps as notes on their lifeline, and a lasso's loop boxed with the back step. No
 // label is cut or overlaps an arrow or another label. The output is deterministic.
 func SequenceSVG(w io.Writer, t *checker.Trace) error {
+	return SequenceSVGWith(w, t, SequenceOptions{})
+}
+
+// SequenceSVGWith is SequenceSVG with opts: the actions' arguments named, the decisive
+// state's tables of the views the properties read beside the lifelines.
+func SequenceSVGWith(w io.Writer, t *checker.Trace, opts SequenceOptions) error {
 	if err := drawable(t); err != nil {
 		return err
 	}
-	l, err := layoutSequence(t)
+	l, err := layoutSequence(t, opts)
 	if err != nil {
 		return fmt.Errorf("sequence: %w", err)
 	}
@@ -599,15 +829,26 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 		bw.WriteString("</text>")
 	}
 	for i, st := range l.steps {
-		fill := "#ffffff"
+		fill, cls := "#ffffff", "step"
 		if i%2 == 1 {
 			fill = "#f6f7f9"
 		}
-		fmt.Fprintf(bw, `<g id="step-%d" class="step"><rect x="0" y="%.1f" width="%.0f" height="%.1f" fill="%s"/>`,
-			i+1, st.y-seqStepGap/2, l.width, st.h, fill)
+		if i == l.decisive {
+			fill, cls = colorDecisiveFill, "step decisive"
+		}
+		fmt.Fprintf(bw, `<g id="step-%d" class="%s"><rect x="0" y="%.1f" width="%.0f" height="%.1f" fill="%s"/>`,
+			i+1, cls, st.y-seqStepGap/2, l.width, st.h, fill)
+		if i == l.decisive {
+			fmt.Fprintf(bw, `<rect x="0" y="%.1f" width="4" height="%.1f" fill="%s"/>`, st.y-seqStepGap/2, st.h, colorRed)
+		}
 		lb := st.label
 		lb.box = seqBox{6, st.y, 6 + lb.width(), st.y + lb.height()}
 		text(&lb, "step-label", false)
+		if len(st.decisive.lines) > 0 {
+			d := st.decisive
+			d.box = seqBox{6, lb.box.y1 + 2, 6 + d.width(), lb.box.y1 + 2 + d.height()}
+			text(&d, "decisive-label", false)
+		}
 		bw.WriteString("</g>\n")
 	}
 	if l.loop != nil {
@@ -654,8 +895,19 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 			cls, stroke, dash, marker = "msg inflight", colorNode, ` stroke-dasharray="2 3"`, ""
 		}
 		s := m.line
-		fmt.Fprintf(bw, `<g id="msg-%s-%d" class="%s"><title>%s</title><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6"%s%s/>`,
-			esc(id), n, cls, esc(m.tooltip()), s.x1, s.y1, s.x2, s.y2, stroke, dash, marker)
+		fmt.Fprintf(bw, `<g id="msg-%s-%d" class="%s"><title>%s</title>`, esc(id), n, cls, esc(m.tooltip()))
+		if len(m.pieces) != 1 || m.pieces[0] != s { // under a label: faint, so the arrow is seen to go on
+			fmt.Fprintf(bw, `<line class="under" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1"%s/>`,
+				s.x1, s.y1, s.x2, s.y2, colorUnder, dash)
+		}
+		for k, p := range m.pieces {
+			mk := ""
+			if k == len(m.pieces)-1 && p.x2 == s.x2 && p.y2 == s.y2 {
+				mk = marker
+			}
+			fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.6"%s%s/>`,
+				p.x1, p.y1, p.x2, p.y2, stroke, dash, mk)
+		}
 		if m.end == endDrop || m.end == endSupersede {
 			fmt.Fprintf(bw, `<path d="M %.1f %.1f l 8 8 m 0 -8 l -8 8" stroke="%s" stroke-width="2"/>`, s.x2-4, s.y2-4, colorRed)
 		}
@@ -665,8 +917,12 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 	}
 	for _, nt := range l.notes {
 		b := nt.text.box
-		fmt.Fprintf(bw, `<g id="note-%d-%d" class="note"><title>%s</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="#fff6d5" stroke="#c9a227" stroke-width="1"/>`,
-			nt.step+1, nt.k, esc(nt.actor), b.x0, b.y0, b.x1-b.x0, b.y1-b.y0)
+		cls, fill, stroke, title := "note", "#fff6d5", "#c9a227", nt.actor
+		if nt.fact != "" {
+			cls, fill, stroke, title = "note fact", colorFactFill, colorFact, nt.actor+": "+nt.fact+" in state "+strconv.Itoa(nt.step+1)
+		}
+		fmt.Fprintf(bw, `<g id="note-%d-%d" class="%s"><title>%s</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="3" fill="%s" stroke="%s" stroke-width="1"/>`,
+			nt.step+1, nt.k, cls, esc(title), b.x0, b.y0, b.x1-b.x0, b.y1-b.y0, fill, stroke)
 		text(&nt.text, "note-label", true)
 		bw.WriteString("</g>\n")
 	}
@@ -681,7 +937,12 @@ func SequenceSVG(w io.Writer, t *checker.Trace) error {
 // SVG puts it (for Graphviz's neato layout, which keeps pinned positions): the way to a PNG
 // through the same renderer as the trace graph.
 func SequenceDOT(w io.Writer, t *checker.Trace) error {
-	l, err := layoutSequence(t)
+	return SequenceDOTWith(w, t, SequenceOptions{})
+}
+
+// SequenceDOTWith is SequenceDOT with opts (see SequenceSVGWith).
+func SequenceDOTWith(w io.Writer, t *checker.Trace, opts SequenceOptions) error {
+	l, err := layoutSequence(t, opts)
 	if err != nil {
 		return fmt.Errorf("sequence: %w", err)
 	}
@@ -701,7 +962,7 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		if len(tx.lines) == 0 {
 			return
 		}
-		b := tx.box
+		b := seqBox{tx.box.x0 - 1, tx.box.y0 - 1, tx.box.x1 + 1, tx.box.y1 + 1}
 		fmt.Fprintf(bw, "  %s [shape=plaintext, label=%s, fontcolor=%q, width=%s, height=%s, pos=%q%s];\n",
 			name, quoteKeepL(strings.Join(tx.lines, `\l`)+`\l`), tx.color, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2), extra)
 	}
@@ -725,12 +986,24 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		if i%2 == 1 {
 			fill = "#f6f7f9"
 		}
+		if i == l.decisive {
+			fill = colorDecisiveFill
+		}
 		cy := st.y - seqStepGap/2 + st.h/2
 		fmt.Fprintf(bw, "  band%d [shape=box, style=filled, label=\" \", color=%q, fillcolor=%q, width=%s, height=%s, pos=%q];\n",
 			i+1, fill, fill, inch(l.width), inch(st.h), pos(l.width/2, cy))
+		if i == l.decisive {
+			fmt.Fprintf(bw, "  band%dmark [shape=box, style=filled, label=\" \", color=%q, fillcolor=%q, width=%s, height=%s, pos=%q];\n",
+				i+1, colorRed, colorRed, inch(4), inch(st.h), pos(2, cy))
+		}
 		lb := st.label
 		lb.box = seqBox{6, st.y, 6 + lb.width(), st.y + lb.height()}
 		textNode(fmt.Sprintf("step%d", i+1), &lb, "")
+		if len(st.decisive.lines) > 0 {
+			d := st.decisive
+			d.box = seqBox{6, lb.box.y1 + 2, 6 + d.width(), lb.box.y1 + 2 + d.height()}
+			textNode(fmt.Sprintf("step%ddecisive", i+1), &d, "")
+		}
 	}
 	for i, a := range l.actors {
 		x := l.laneX(a)
@@ -755,7 +1028,20 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 		case endInFlight:
 			style, head = "dotted", "none"
 		}
-		line(fmt.Sprintf("m%d", n), m.line, col, style, "1.6", head, ", tooltip="+quote(m.tooltip()))
+		if len(m.pieces) != 1 || m.pieces[0] != m.line {
+			line(fmt.Sprintf("m%du", n), m.line, colorUnder, style, "1", "none", "")
+		}
+		for k, p := range m.pieces {
+			h := "none"
+			if k == len(m.pieces)-1 && p.x2 == m.line.x2 && p.y2 == m.line.y2 {
+				h = head
+			}
+			name := fmt.Sprintf("m%d", n)
+			if k > 0 {
+				name = fmt.Sprintf("m%dp%d", n, k)
+			}
+			line(name, p, col, style, "1.6", h, ", tooltip="+quote(m.tooltip()))
+		}
 		if m.end == endDrop || m.end == endSupersede {
 			x, y := m.line.x2, m.line.y2
 			line(fmt.Sprintf("m%dx1", n), seqSeg{x - 4, y - 4, x + 4, y + 4}, colorRed, "solid", "2", "none", "")
@@ -766,8 +1052,12 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 	}
 	for _, nt := range l.notes {
 		b := nt.text.box
-		fmt.Fprintf(bw, "  note%d_%d [shape=box, style=\"rounded,filled\", label=%s, color=\"#c9a227\", fillcolor=\"#fff6d5\", penwidth=1, width=%s, height=%s, pos=%q];\n",
-			nt.step+1, nt.k, quote(strings.Join(nt.text.lines, "\n")), inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2))
+		stroke, fill := "#c9a227", "#fff6d5"
+		if nt.fact != "" {
+			stroke, fill = colorFact, colorFactFill
+		}
+		fmt.Fprintf(bw, "  note%d_%d [shape=box, style=\"rounded,filled\", label=%s, color=%q, fillcolor=%q, penwidth=1, width=%s, height=%s, pos=%q];\n",
+			nt.step+1, nt.k, quote(strings.Join(nt.text.lines, "\n")), stroke, fill, inch(b.x1-b.x0), inch(b.y1-b.y0), pos((b.x0+b.x1)/2, (b.y0+b.y1)/2))
 	}
 	fmt.Fprintln(bw, "}")
 	if err := bw.Flush(); err != nil {
@@ -778,15 +1068,28 @@ func SequenceDOT(w io.Writer, t *checker.Trace) error {
 
 // SequencePNG renders the sequence chart as PNG through Graphviz (neato, every node pinned).
 func SequencePNG(w io.Writer, t *checker.Trace) error {
+	return SequencePNGWith(w, t, SequenceOptions{})
+}
+
+// SequencePNGWith is SequencePNG with opts (see SequenceSVGWith).
+func SequencePNGWith(w io.Writer, t *checker.Trace, opts SequenceOptions) error {
 	if err := drawable(t); err != nil {
 		return err
 	}
 	var dot bytes.Buffer
-	if err := SequenceDOT(&dot, t); err != nil {
+	if err := SequenceDOTWith(&dot, t, opts); err != nil {
 		return err
 	}
 	return RenderDOT(w, dot.Bytes(), "png", "neato")
 }
+
+// Colours of the decisive step's band and of the notes showing a view's row.
+const (
+	colorDecisiveFill = "#fdecea"
+	colorUnder        = "#c4c9d0" // an arrow where a label lies across it
+	colorFact         = "#1f77b4"
+	colorFactFill     = "#e8f1fa"
+)
 
 // esc makes text for the SVG: hidden characters as visible escapes (see Visible), then
 // XML's special characters as entities.

@@ -165,7 +165,7 @@ func TestCheckOut(t *testing.T) {
 	if code != exitSafety {
 		t.Fatalf("exit code: got %d, want %d\n%s", code, exitSafety, stderr.String())
 	}
-	for _, name := range []string{"trace.itf.json", "trace.dot", "trace.svg", "report.html"} {
+	for _, name := range []string{"trace.itf.json", "trace.dot", "sequence.svg", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, "buggy", name)); err != nil {
 			t.Errorf("--out: %v", err)
 		}

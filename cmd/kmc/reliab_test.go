@@ -424,8 +424,8 @@ func TestInterruptWhileDrawing(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "buggy", "trace.png")); err == nil {
-		t.Errorf("trace.png drawn after the interrupt")
+	if _, err := os.Stat(filepath.Join(out, "buggy", "sequence.png")); err == nil {
+		t.Errorf("sequence.png drawn after the interrupt")
 	}
 }
 

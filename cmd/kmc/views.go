@@ -11,7 +11,7 @@ import (
 )
 
 // viewFlagHelp is the help of --view, for check, simulate and render.
-const viewFlagHelp = "print the model's tables `NAME[,NAME]` after each trace state (kafka: logs, epochCaches, controlPlane), all, or none (default: the model's, logs for kafka)"
+const viewFlagHelp = "print the model's tables `NAME[,NAME]` after each trace state (kafka: logs, epochCaches, controlPlane), all, or none (default: the spec's [options] view, else the views its properties read)"
 
 // resolveViews is the view selection of --view, or def when the flag is not given. Each
 // name given must be one of names (the views the model or the trace has), "all" or "none";

@@ -233,6 +233,9 @@ func (m *Model) crashSteps(g *gen, b int) {
 	if m.budget(s, FaultUnclean) {
 		for from := uint8(0); from <= r.LEO; from++ {
 			for j := r.NCache; j <= files; j++ {
+				if !r.fileCanHold(j) {
+					continue
+				}
 				t := g.emit(act(KindBrokerUncleanCrash, b, int(from), int(j)))
 				t.Used[FaultUnclean]++
 				restart(t, j, from, r.LEO, true)
@@ -256,6 +259,9 @@ func (m *Model) crashSteps(g *gen, b int) {
 		}
 		for from := uint8(0); from <= leo; from++ {
 			for k := lo; k <= files; k++ {
+				if k >= r.NCache && !r.fileCanHold(k) {
+					continue
+				}
 				t := g.emit(act(KindBrokerPowerLoss, b, int(from), int(leo), int(k)))
 				t.Used[FaultPowerLoss]++
 				restart(t, k, from, leo, true)

@@ -51,6 +51,9 @@ func (m *Model) Encode(s *State, buf []byte) []byte {
 			for i := uint8(0); i < r.NStale; i++ {
 				buf = append(buf, r.Stale[i].Epoch<<4|r.Stale[i].Start)
 			}
+			if r.NStale > 1 {
+				buf = append(buf, r.StaleCut)
+			}
 		}
 		if r.Role == RoleLeader {
 			buf = append(buf, r.ISR, r.MaxISR, r.LESO)
@@ -193,6 +196,9 @@ func (m *Model) decode(buf []byte, s *State) error {
 			for i := uint8(0); i < r.NStale; i++ {
 				v = next()
 				r.Stale[i] = EpochEntry{Epoch: v >> 4, Start: v & 15}
+			}
+			if r.NStale > 1 {
+				r.StaleCut = next()
 			}
 		}
 		if r.Role == RoleLeader {
@@ -574,6 +580,10 @@ func (m *Model) AppendValue(s *State, v int, buf []byte) []byte {
 				buf = jInt(buf, int(r.Stale[i].Epoch))
 				buf = append(buf, `,"startOffset":`...)
 				buf = jInt(buf, int(r.Stale[i].Start))
+				if r.StaleCut&(1<<i) != 0 {
+					// A crash may find the file ending before this entry (fileCanHold).
+					buf = append(buf, `,"fileMayEndBefore":true`...)
+				}
 				buf = append(buf, `,"onlyInCheckpointFile":true}`...)
 			}
 			return append(buf, ']')

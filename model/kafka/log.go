@@ -48,7 +48,7 @@ func (r *Replica) assign(epoch, start uint8) {
 	r.NCache++
 	// The change is written to the checkpoint file at once (LeaderEpochFileCache.assign ->
 	// writeToFile, fsync and atomic rename), which drops entries an unflushed truncation left.
-	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0
+	r.clearStale()
 }
 
 // truncateFromEnd removes every entry whose start offset is >= end. With async (Kafka 3.8
@@ -73,6 +73,11 @@ func (r *Replica) truncateFromEnd(end uint8, async bool) {
 		}
 		copy(r.Stale[k:], r.Stale[:r.NStale])
 		copy(r.Stale[:k], r.Cache[n:r.NCache])
+		cut := r.StaleCut << k
+		if r.NStale > 0 {
+			cut |= 1 << k // the cache before this truncation, which an earlier write may hold
+		}
+		r.StaleCut = cut
 		r.NStale += k
 	}
 	for r.NCache > n {
@@ -81,12 +86,37 @@ func (r *Replica) truncateFromEnd(end uint8, async bool) {
 	}
 }
 
+// clearStale forgets the stale entries: the file is the cache again.
+func (r *Replica) clearStale() {
+	r.Stale, r.NStale, r.StaleCut = [MaxEpoch]EpochEntry{}, 0, 0
+}
+
+// fileCanHold reports whether a crash can find the checkpoint file with its first j
+// entries, NCache <= j <= NCache+NStale. A pending write writes the whole cache of the
+// moment it runs (LeaderEpochFileCache.truncateFromEndAsyncFlush schedules
+// writeIfDirExists; 3.9.1 storage/.../epoch/LeaderEpochFileCache.java), so the file is the
+// cache before the first pending truncation (no write ran: j = NCache+NStale), or the cache
+// after one of them: the cache now (j = NCache) or a cut an earlier truncation left
+// (StaleCut). Once the scheduler has stopped (ShutClosing), which runs the writes queued
+// before it stopped and drops the rest (KafkaScheduler.shutdown), no pending write runs.
+func (r *Replica) fileCanHold(j uint8) bool {
+	i := j - r.NCache
+	switch {
+	case i == r.NStale:
+		return true
+	case r.Shut == ShutClosing:
+		return false
+	case i == 0:
+		return true
+	}
+	return r.StaleCut&(1<<i) != 0
+}
+
 // checkpointFile returns the first j entries of the leader-epoch checkpoint file, the cache
 // followed by the stale entries (j <= NCache+NStale). With NCache <= j it is the file as it
-// is on disk when the scheduled writes of the latest truncations ran for all but j-NCache
-// stale entries: each writes the cache of its moment, a prefix of the file before it, so
-// these are all the files a crash can find. A smaller j is an earlier version of the file
-// (before Kafka 3.0, a power loss may undo the rename of its latest writes).
+// is on disk when a scheduled write left it so (fileCanHold says which j a crash can find).
+// A smaller j is an earlier version of the file (before Kafka 3.0, a power loss may undo
+// the rename of its latest writes).
 func (r *Replica) checkpointFile(j uint8) ([MaxEpoch]EpochEntry, uint8) {
 	var f [MaxEpoch]EpochEntry
 	n := copy(f[:j], r.Cache[:r.NCache])
@@ -98,7 +128,7 @@ func (r *Replica) checkpointFile(j uint8) ([MaxEpoch]EpochEntry, uint8) {
 // constructor does (checkpoint.read().forEach(this::assign)); the file is then the cache.
 func (r *Replica) load(f [MaxEpoch]EpochEntry, n uint8) {
 	r.Cache, r.NCache = f, n
-	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0
+	r.clearStale()
 }
 
 // recover is the leader-epoch part of log recovery after an unclean shutdown, from offset
@@ -206,7 +236,7 @@ func (r *Replica) rebuildCache() {
 			r.assign(r.Log[o].Epoch, o)
 		}
 	}
-	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0 // the repair rewrites the file
+	r.clearStale() // the repair rewrites the file
 }
 
 // CacheMatchesLog reports whether every batch's epoch is the epoch of the cache's floor

@@ -328,6 +328,13 @@ type Replica struct {
 	// has not run (Profile.AsyncTruncFlush); an assignment rewrites the file and clears them.
 	Stale  [MaxEpoch]EpochEntry
 	NStale uint8
+	// StaleCut: bit i (0 < i < NStale) when the file may end after Stale[:i], because a
+	// truncation left the cache there while an earlier one's write was still pending (the
+	// file is the cache of the moment a pending write ran: LeaderEpochFileCache
+	// .writeIfDirExists writes the whole cache, 3.9.1 storage/.../epoch/
+	// LeaderEpochFileCache.java). A truncation that removed several entries at once
+	// leaves no cut between them.
+	StaleCut uint8
 
 	// Leader only (Partition's partitionState and remote replica states).
 	ISR     uint8             // committed ISR, bit b for broker b

@@ -64,7 +64,7 @@ func (m *Model) beginShutdown(t *State, b int) {
 	r := &t.B[b]
 	r.Shut = ShutClosing
 	// The scheduler's shutdown runs the queued checkpoint writes: the file is the cache.
-	r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0
+	r.clearStale()
 	t.Net.dropServed(uint8(b))
 }
 
@@ -78,7 +78,7 @@ func (m *Model) stopClean(t *State, b int) {
 		if r.NStale > 0 {
 			m.hit(Kafka16541CloseFlush.Branch(0))
 		}
-		r.Stale, r.NStale = [MaxEpoch]EpochEntry{}, 0 // the proposal: the close writes the cache
+		r.clearStale() // the proposal: the close writes the cache
 	}
 	m.stop(t, b, r.NCache+r.NStale, 0, r.LEO, false)
 	// The clean-shutdown file holds the broker epoch of the registration it stopped with

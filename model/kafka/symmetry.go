@@ -289,7 +289,7 @@ func (m *Model) brokerSig(s *State, b int, msgs uint64) uint64 {
 	if r.Clean {
 		clean = 1
 	}
-	mix(uint64(r.Shut) | clean<<3 | in(s.Ctrl.Shut)<<4)
+	mix(uint64(r.Shut) | clean<<3 | in(s.Ctrl.Shut)<<4 | uint64(r.StaleCut)<<8)
 	mix(uint64(r.statusBits()) | uint64(r.Epoch)<<8 | uint64(r.PEpoch)<<16 | ref(r.Leader)<<24 | uint64(popcount(r.ISR))<<32 |
 		uint64(popcount(r.MaxISR))<<40 | uint64(r.ISR&^m.moved)<<48 | uint64(r.MaxISR&^m.moved)<<56)
 	var logs uint64

@@ -522,6 +522,21 @@ final class Cluster implements AutoCloseable {
 
     private Object checkpointsMock; // the high-watermark checkpoints makeLeader/makeFollower get: unused, the log exists
 
+    /**
+     * The model's LeaderAndIsr to broker b replaced an undelivered older one that named another
+     * leader (model/kafka LapsedLeadership). On Kafka's controller channel, one ordered queue per
+     * broker (ControllerChannelManager's RequestSendThread), that older request is delivered and
+     * applied first, so b is a follower when the newer one makes it leader (Partition.makeLeader:
+     * isNewLeader = !isLeader, and the followers' state is reset). The skipped request's leader is
+     * not in the trace: the harness applies a follower state with no leader, one leader and
+     * partition epoch below the newer request's (above b's own, as the skipped request's were),
+     * and no fetcher runs before the newer request arrives.
+     */
+    void applyLapsedState(int b, int leaderEpoch, int partitionEpoch, List<Integer> isr) throws Exception {
+        applyPartitionState(b, 0, leaderEpoch - 1, partitionEpoch - 1, isr);
+        brokers[b].removeFetcher();
+    }
+
     /** Applies partition state (leader, epochs, ISR) on broker b as KRaft's ReplicaManager.applyDelta does. */
     void applyPartitionState(int b, int leader, int leaderEpoch, int partitionEpoch, List<Integer> isr) throws Exception {
         Broker br = brokers[b];

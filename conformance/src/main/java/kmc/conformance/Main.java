@@ -194,6 +194,10 @@ public final class Main {
             case "NetworkReadGarbage" -> c.networkRead(x.get(0), x.get(1), true);
             case "FollowerHandleFetchResponse" -> c.followerHandleFetchResponse(x.get(0));
             case "BrokerHandleLeaderAndIsr" -> {
+                if (Boolean.TRUE.equals(msg.get("lapsed"))) {
+                    c.applyLapsedState(x.get(0), Json.i(msg, "leaderEpoch", 0), Json.i(msg, "partitionEpoch", 0),
+                            Json.ints(msg.get("isr")));
+                }
                 c.applyPartitionState(x.get(0), Json.i(msg, "leader", 0), Json.i(msg, "leaderEpoch", 0),
                         Json.i(msg, "partitionEpoch", 0), Json.ints(msg.get("isr")));
                 if (Boolean.TRUE.equals(s.get("dropResponse"))) {
