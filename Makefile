@@ -11,7 +11,7 @@ DEMO_SPEC  ?= specs/kafka-18723.toml
 DEMO_CHECK ?= buggy
 DEMO_OUT   ?= out/demo
 
-# make conformance / conformance-walks: Kafka releases and walks (README, "Conformance").
+# make conformance / conformance-walks: Kafka releases and walks (docs/conformance.md).
 CONFORM_SEEDS    := kafka-18723:buggy kafka-18991:v3-9 kafka-phantom-epoch:shutdown-window kafka-phantom-epoch:kill \
                     kafka-phantom-epoch:v4-1 kafka-13141:v2-8 kafka-13077-precondition:power-loss-2-8 kafka-13077:buggy
 # One release of each served line (3.9.0 before PR 18852 and KAFKA-18991, 4.0.0 before both too).
@@ -51,7 +51,7 @@ browser:
 
 # The partial-order reduction against the plain search on random configurations of each
 # model that declares independence (fixed seeds): 1,000 of two-phase commit (make test runs
-# 60), 100 of the Kafka model (make test runs 8; none of them reduces a state today, README).
+# 60), 100 of the Kafka model (make test runs 8; none of them reduces a state today, docs/engine.md).
 por-diff:
 	KMC_POR_DIFF=1000 $(GO) test -count=1 -run 'PORDifferentialLong' ./model/twophase/
 	KMC_POR_DIFF=100 $(GO) test -count=1 -run 'PORDifferentialLong' ./model/kafka/
@@ -66,7 +66,7 @@ browser-test: browser
 cluster-test:
 	KMC_CLUSTER_TESTS=1 $(GO) test -count=1 -run 'Cluster|Node' ./cmd/kmc/
 
-# gofmt, go vet, go.mod tidy, and the import rules of README.md's Packages: model/... and
+# gofmt, go vet, go.mod tidy, and the import rules of docs/packages.md: model/... and
 # checker import only the standard library; nothing imports a command (cmd/...) but the
 # command's own packages below it.
 verify:

@@ -1,7 +1,7 @@
 package app
 
 // The known reasons why Kafka's classes may not follow a model step: abstractions the model
-// makes on purpose (each listed in the README's "Conformance" section with why it is sound for
+// makes on purpose (each listed in docs/conformance.md with why it is sound for
 // the properties checked) and model defects the conformance runs found and reported. A walk
 // whose first difference is one of these ends there; its earlier states are counted as agreeing,
 // and the difference is reported under the reason's name rather than as unexplained.

@@ -2,7 +2,7 @@ package app
 
 // Differential testing (kmc conform --walks): random walks through the Kafka model, each
 // replayed on Kafka's classes; every walk whose states Kafka does not follow is a difference
-// to explain (a model defect or a documented abstraction, README "Conformance").
+// to explain (a model defect or a documented abstraction, docs/conformance.md).
 //
 // A walk is taken here, on the model itself, rather than by kmc simulate, whose walks write a
 // trace only when they violate a property: walk k draws from a generator seeded by (seed, k)
@@ -28,7 +28,7 @@ import (
 // releaseProfile is the model's release profile that describes Kafka release rel's data
 // plane: the release's own profile when the model has one (3.9.0 to 4.1.1), otherwise the
 // latest profile of its line (3.9.2: 3.9.1; 4.0.2: 4.0.1; 4.1.2: 4.1.1) or, after 4.1, 4.1.1.
-// The replays found the data planes so (README, "Conformance"): 3.9.0 and 4.0.0 have neither
+// The replays found the data planes so (docs/conformance.md): 3.9.0 and 4.0.0 have neither
 // PR 18852 (KAFKA-18723) nor KAFKA-18991's guard; 3.9.1, 4.0.1 and every later release have
 // both. Walks run one controller, whose decisions the harness takes as inputs.
 func releaseProfile(rel string) (version string, err error) {

@@ -8,7 +8,7 @@ import (
 )
 
 // The explanations below are the witnesses of the properties (checker.Property.Explain):
-// each says, in the vocabulary of the README's "Reading a Kafka trace", what in the state
+// each says, in the vocabulary of docs/reading-traces.md, what in the state
 // breaks the property. Records are e<epoch>:r<id>, brokers b1..bN, controller incarnations
 // c1..c3 (in order of election).
 

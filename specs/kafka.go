@@ -61,7 +61,7 @@ func kafkaFamily() Family {
 	}
 	return Family{
 		Name: "kafka",
-		// The log grid is what a Kafka engineer reads first (README: Reading a Kafka trace).
+		// The log grid is what a Kafka engineer reads first (docs/reading-traces.md).
 		// A spec's default is the views its properties read (PropertyInfo.Views).
 		Views: kafka.ViewNames, DefaultView: "logs", Params: &kafka.Model{},
 		Doc: "Apache Kafka's replication of one partition: logs, leader-epoch caches, fetch with lazily " +
@@ -73,7 +73,7 @@ func kafkaFamily() Family {
 			{Name: "brokers", Doc: "brokers 1..N, all replicas of the partition", Kind: Int, Min: 2, Max: kafka.MaxBrokers, Default: def.Brokers},
 			{Name: "min_isr", Doc: "min.insync.replicas (acks=all)", Kind: Int, Min: 1, Max: kafka.MaxBrokers, Default: def.MinISR},
 			{Name: "max_records", Doc: "producer writes in total", Kind: Int, Min: 0, Max: kafka.MaxLog, Default: def.MaxRecords},
-			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (README: Model bounds are cuts)", Kind: Int, Min: 1, Max: kafka.MaxEpoch, Default: def.MaxEpoch},
+			{Name: "max_epoch", Doc: "largest leader epoch; steps that need a larger one are cut (docs/engine.md: Model bounds are cuts)", Kind: Int, Min: 1, Max: kafka.MaxEpoch, Default: def.MaxEpoch},
 			{Name: "max_fetch_records", Doc: "records per fetch response: replica.fetch.max.bytes in record size units (record_sizes); the first batch is always whole", Kind: Int, Min: 1, Max: kafka.MaxFetch, Default: def.MaxFetchRecords},
 			{Name: "version", Doc: "Kafka release line whose mechanisms and fixes the model has (kmc list kafka shows each profile); it fixes the truncation strategy",
 				Kind: Enum, Enum: kafka.VersionNames(), Default: index(kafka.VersionNames(), kafka.DefaultVersion)},

@@ -141,7 +141,7 @@ type guidedBounded struct {
 // TestSimulateFollowsCounterexample: a walk along the exhaustive engine's counterexample
 // of KAFKA-13077 (the endless fetch-and-truncate loop) and of KAFKA-18723 is reported as
 // that counterexample: the same lasso, loop and back step, the same safety trace. Random
-// walks rarely take these paths (see README, Simulation); this pins that the walk's lasso
+// walks rarely take these paths (see docs/engine.md, Simulation); this pins that the walk's lasso
 // detection and fairness judgement see them when they do.
 // Reference: KAFKA-13077; KAFKA-18723.
 func TestSimulateFollowsCounterexample(t *testing.T) {

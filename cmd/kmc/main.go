@@ -1,5 +1,5 @@
 // Command kmc is an explicit-state model checker in the style of TLC whose main model is
-// Kafka's replication protocol. See README.md, or run kmc help.
+// Kafka's replication protocol. See README.md and docs/, or run kmc help.
 package main
 
 import (

@@ -283,7 +283,7 @@ func (w *whyReport) text(out io.Writer) {
 	}
 }
 
-// whyJSONReport is kmc why's --format json output (README: kmc why).
+// whyJSONReport is kmc why's --format json output (docs/commands.md: kmc why).
 type whyJSONReport struct {
 	Trace       string           `json:"trace"`
 	TraceStates int              `json:"trace_states"`

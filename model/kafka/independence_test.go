@@ -78,7 +78,7 @@ func TestIndependenceDeclarations(t *testing.T) {
 // of the three properties whose reads the model declares, symmetry, workers; a fixed seed),
 // each searched with the reduction (asked for: the family runs without it unless --por) and
 // without: the same verdict, property and trace length. Today no configuration reduces a
-// state (README, "Partial-order reduction": the declarations' conflicts cover every enabled
+// state (docs/engine.md, "Partial-order reduction": the declarations' conflicts cover every enabled
 // group), so the two searches are the same search; the test guards the declarations for when
 // they reduce, and logs how many configurations did. TestPORDifferentialLong runs
 // KMC_POR_DIFF of them (make por-diff). Reference: issue 31.

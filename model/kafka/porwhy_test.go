@@ -9,7 +9,7 @@ import (
 	"kmc/checker"
 )
 
-// Diagnostics of the partial-order reduction on the Kafka model (issue 31; README,
+// Diagnostics of the partial-order reduction on the Kafka model (issue 31; docs/engine.md,
 // "Partial-order reduction"), run by hand, not by make test. Both search the
 // max_records = 3 neighbour of specs/kafka-18723.toml's fixed check without symmetry
 // (372,191 states).

@@ -6,9 +6,9 @@ package kafka
 // release in the mirrors the facts were read from. Each mechanism and fix names the change
 // that brought it and the release tags that contain it, read with `git tag --contains` on
 // mirrors of apache/kafka (tags to 3.9.0-rc3) and aiven/inkless (which carries the upstream
-// tags 3.9.1, 4.0.0, 4.0.1, 4.1.0, 4.1.1): the commits and the commands are in the README's
-// "Version profiles" section. 3.9.0 has no tag in either mirror; its profile follows commit
-// cc53a632ed ("Bump version to 3.9.0"); 0.11's latest tag there is 0.11.0.2.
+// tags 3.9.1, 4.0.0, 4.0.1, 4.1.0, 4.1.1): the commits and the commands are in
+// docs/kafka-model.md, "Version profiles". 3.9.0 has no tag in either mirror; its profile
+// follows commit cc53a632ed ("Bump version to 3.9.0"); 0.11's latest tag there is 0.11.0.2.
 //
 // Fix switches (Config.Fix*) apply on top of a profile; Config.Without removes a fix the
 // profile contains, to check the release as it was just before the fix. A fix that was

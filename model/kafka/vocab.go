@@ -1,7 +1,7 @@
 package kafka
 
 // Vocabulary: what each printed variable and each kind of action means, for `kmc list kafka`
-// and the README's glossary. Brokers print as 1..N ("b1".."bN" as keys); leader 0 and epoch 0
+// and the glossary of docs/reading-traces.md. Brokers print as 1..N ("b1".."bN" as keys); leader 0 and epoch 0
 // mean none (Kafka's -1, UNDEFINED); offsets start at 0.
 
 // VarDocs documents the state variables (Vars), by name.

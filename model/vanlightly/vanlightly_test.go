@@ -93,7 +93,7 @@ var smallConfigs = []Config{
 
 // TestTLCCounts: a plain search of the port, known by the VIEW, finds TLC's distinct
 // states and depth for the two pinned configurations.
-// Reference: TLC on kafka_replication_v3_5_simple.cfg (README, specs/vanlightly).
+// Reference: TLC on kafka_replication_v3_5_simple.cfg (docs/tla-ports.md, specs/vanlightly).
 func TestTLCCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores 470,000 states")
