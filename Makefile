@@ -24,6 +24,10 @@ CONFORM_FAULTS   := --set crash=1 --set controlled_shutdown=1 --set unclean_cras
                     --set leader_change=2 --set max_epoch=3 --set max_fetch_records=2
 CONFORM_WALK3    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set record_sizes=varied
 CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS) --set brokers=2 --set record_sizes=distinct
+# A KRaft configuration (the controller's steps on Kafka's ReplicationControlManager): ELR, a
+# controlled shutdown, a crash, a session loss and lag, on the 4.x releases.
+CONFORM_WALKK    := --spec specs/kafka-kraft.toml --check shutdown-crash-elr --set session_loss=1 --set lag=1
+CONFORM_KRAFT_RELEASES ?= 4.0.2 4.1.2 4.4.0
 
 .PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools por-diff cluster-test
 
@@ -118,6 +122,10 @@ conformance: build conformance-tools
 		echo "./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r (3 and 2 brokers)"; \
 		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK3) --out out/conformance/walks-$$r; \
 		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALK2) --out out/conformance/walks2-$$r; \
+	done
+	@set -e; for r in $(CONFORM_KRAFT_RELEASES); do \
+		echo "./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r (KRaft)"; \
+		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALKK) --out out/conformance/walksk-$$r; \
 	done
 
 # The long differential run: 10,000 walks per release (5,000 per configuration); hours.
