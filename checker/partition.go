@@ -668,6 +668,8 @@ type coordinator[S any] struct {
 	t     Transport
 	who   [][]prange // per level and part: the states it committed
 	rs    *resumedState
+	// ckptLevel is the level at whose start the last checkpoint was taken.
+	ckptLevel int
 	cov   []int64    // coverage counts through the stop, enabled and taken per kind
 	taken [4]uint64
 }
@@ -775,7 +777,7 @@ func (c *coordinator[S]) run() Result {
 				queue = int64(distinct-base) + qx
 				// The last checkpoint, at the start of this level, whose states the parts
 				// hold (not yet sent when the level is a resumed snapshot's).
-				if e.opts.Checkpoint != nil && level > first && !best.found {
+				if e.opts.Checkpoint != nil && level > first && !best.found && c.ckptLevel != level {
 					if err := c.checkpointLevel(level, base, distinct, generated, rs); err != nil {
 						return fail(err, stats(queue))
 					}

@@ -378,6 +378,7 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 	}
 	e.opts.Checkpoint(s)
 	s.done = true
+	c.ckptLevel = depth
 	e.lastCkpt = time.Now()
 	return nil
 }

@@ -349,8 +349,11 @@ type ClusterRun struct {
 	Spec     []byte
 	Sets     []string
 	Check    string
-	// Log, when set, hears of a node lost and the search started over.
+	// Log, when set, hears of a node lost and the search rolled back.
 	Log io.Writer
+	// RollbackEvery is how often to take a level checkpoint to roll back to when a node is
+	// lost (0: DefaultRollbackEvery; negative: at every level).
+	RollbackEvery time.Duration
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -375,24 +378,44 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	if err != nil {
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
+	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
+	// so that no message of an attempt given up reaches the next.
+	run := runID()
+	rb, rbErr := newRollback(nc, run, len(ids), cr.RollbackEvery)
+	if rb != nil {
+		defer rb.close()
+		if opts.Resume != nil {
+			rb.store(opts.Resume) // a node lost before the first level checkpoint rolls back to it
+		}
+		opts = rb.wrap(opts)
+	}
 	var total Wire
-	for {
-		res, wire, lost, err := runCluster(nc, ids, r, opts, cr)
+	for epoch := 1; ; epoch++ {
+		res, wire, lost, err := runCluster(nc, run+".e"+strconv.Itoa(epoch), ids, r, opts, cr)
 		total.Messages += wire.Messages
 		total.Bytes += wire.Bytes
 		if err != nil || lost == nil || len(ids) == 1 {
 			return res, total, err
 		}
-		// A node was lost: the search starts over with the nodes left, which gives the same
-		// result (it is a deterministic function of the spec and options, whatever the number
-		// of parts). The work done so far is lost: level checkpoints to roll back to are not
-		// taken yet.
+		// A node was lost: the search goes on with the nodes left from the last level
+		// checkpoint (or starts over), which gives the same result: it is a deterministic
+		// function of the checkpoint, whatever the number of parts.
 		left, ferr := findNodes(nc, 0, 0)
 		if ferr != nil {
 			return res, total, nil
 		}
+		opts.Resume = nil
+		from := "starting the search over"
+		if rb == nil {
+			from += " (no JetStream to keep level checkpoints in: " + rbErr.Error() + ")"
+		} else if s, err := rb.load(); err != nil {
+			from += " (" + err.Error() + ")"
+		} else if s != nil {
+			opts.Resume = s
+			from = fmt.Sprintf("rolling back to the level checkpoint at level %d (%d distinct states)", s.Depth, s.Distinct)
+		}
 		if cr.Log != nil {
-			fmt.Fprintf(cr.Log, "kmc: %v: starting the search over with %d nodes\n", lost, len(left))
+			fmt.Fprintf(cr.Log, "kmc: %v: %s with %d nodes\n", lost, from, len(left))
 		}
 		ids = left
 	}
@@ -400,8 +423,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 
 // runCluster runs one attempt of a search across nodes ids. lost, when not nil, says which
 // node was lost and made the attempt fail.
-func runCluster(nc *nats.Conn, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
-	run := runID()
+func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
 		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts)}
 	var started []string

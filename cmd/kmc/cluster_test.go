@@ -293,3 +293,35 @@ func TestClusterSimulateNodeLost(t *testing.T) {
 		t.Errorf("exit %d, want %d; output\n%s\nwant\n%s\nstderr\n%s", code, wantCode, got, want, stderr)
 	}
 }
+
+// TestCheckpointPartitions: level checkpoints cross engines from the command line: a search
+// on 3 partitions interrupted with --checkpoint is resumed by one process and by 2 partitions,
+// and one interrupted in one process is resumed by 3 partitions; each prints what a run never
+// stopped prints (the counterexample included, for a violated check). Reference: issue 30,
+// "Failures".
+func TestCheckpointPartitions(t *testing.T) {
+	for _, args := range [][]string{
+		{spec, "--check", "fixed", "--set", "rms=5", "--por=false"},
+		{"../../specs/kafka-18723.toml", "--check", "buggy"},
+	} {
+		name := strings.Join(args, " ")
+		code, want, _ := runCLI(append([]string{"check", "--workers", "1"}, args...)...)
+		for _, tc := range []struct{ write, resume []string }{
+			{[]string{"--partitions", "3"}, nil},
+			{[]string{"--partitions", "3"}, []string{"--partitions", "2"}},
+			{nil, []string{"--partitions", "3"}},
+		} {
+			dir := filepath.Join(t.TempDir(), "cp")
+			undo := interruptAt(4)
+			c, out, errs := runCLI(append(append([]string{"check", "--workers", "2", "--checkpoint", dir}, args...), tc.write...)...)
+			undo()
+			if c != exitIncomplete || !strings.Contains(errs, "Checkpoint "+dir+"/ckpt-") {
+				t.Fatalf("%s %v: interrupted: exit %d, want %d and a checkpoint\n%s%s", name, tc.write, c, exitIncomplete, out, errs)
+			}
+			c, got, errs := runCLI(append(append([]string{"check", "--workers", "2", "--resume", dir}, args...), tc.resume...)...)
+			if c != code || !strings.Contains(got, "Resuming from checkpoint") || finalLines(got) != finalLines(want) {
+				t.Errorf("%s: written %v, resumed %v: exit %d, want %d\n%s\nwant\n%s\n%s", name, tc.write, tc.resume, c, code, got, want, errs)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -20,11 +21,13 @@ type distFlags struct {
 	url        string
 	nodes      int
 	token      string
+	rollback   time.Duration
 }
 
 func (d *distFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
 	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
+	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level) into the nodes' JetStream object store, which the search rolls back to when a node is lost")
 	d.addNodes(fs)
 }
 
@@ -79,6 +82,10 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 		return usageError(stderr, "check", "--nodes and --token need --cluster"), false
 	case d.nodes < 0:
 		return usageError(stderr, "check", "--nodes must not be negative (got %d)", d.nodes), false
+	case d.rollback < 0:
+		return usageError(stderr, "check", "--rollback-every must not be negative (got %s)", d.rollback), false
+	case d.url == "" && d.rollback != cluster.DefaultRollbackEvery:
+		return usageError(stderr, "check", "--rollback-every needs --cluster"), false
 	}
 	if d.token == "" {
 		d.token = os.Getenv("KMC_NATS_TOKEN")
@@ -105,8 +112,12 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			if src, err = os.ReadFile(path); err != nil {
 				return res, fmt.Errorf("read spec: %w", err)
 			}
+			every := d.rollback
+			if every == 0 {
+				every = -1 // every level
+			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
-				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr})
+				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {
