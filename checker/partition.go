@@ -663,15 +663,15 @@ func readPieces(b []byte) ([]pieceRec, error) {
 // coordinator is the side of a partitioned search that drives the levels and builds the
 // result.
 type coordinator[S any] struct {
-	e     *engine[S]
-	w     int
-	t     Transport
-	who   [][]prange // per level and part: the states it committed
-	rs    *resumedState
+	e   *engine[S]
+	w   int
+	t   Transport
+	who [][]prange // per level and part: the states it committed
+	rs  *resumedState
 	// ckptLevel is the level at whose start the last checkpoint was taken.
 	ckptLevel int
-	cov   []int64    // coverage counts through the stop, enabled and taken per kind
-	taken [4]uint64
+	cov       []int64 // coverage counts through the stop, enabled and taken per kind
+	taken     [4]uint64
 }
 
 // all sends req(i) to every part at once and returns the replies.
