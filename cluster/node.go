@@ -381,7 +381,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
 	// so that no message of an attempt given up reaches the next.
 	run := runID()
-	rb, rbErr := newRollback(nc, run, len(ids), cr.RollbackEvery)
+	rb, rbErr := newRollback(nc, run, len(ids), cr.RollbackEvery, cr.Log)
 	if rb != nil {
 		defer rb.close()
 		if opts.Resume != nil {
@@ -441,11 +441,22 @@ func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opt
 		started = nil
 	}
 	defer end()
+	// gone says that node id, which did not answer, is lost (it does not answer a ping
+	// either), or nil.
+	gone := func(i int, id string, err error) error {
+		if _, perr := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); perr != nil {
+			return fmt.Errorf("node %s (part %d) is lost: %w", id, i, err)
+		}
+		return nil
+	}
 	for i, id := range ids {
 		s.Part = i
 		b, _ := json.Marshal(s)
 		m, err := nc.Request(nodePrefix+id+".start", b, time.Minute)
 		if err != nil {
+			if lost := gone(i, id, err); lost != nil {
+				return checker.Result{}, Wire{}, lost, nil
+			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("start part %d on node %s: %w", i, id, err)
 		}
 		if len(m.Data) == 0 || m.Data[0] != 0 {
@@ -461,10 +472,20 @@ func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opt
 			err = errors.New(string(m.Data[min(1, len(m.Data)):]))
 		}
 		if err != nil {
+			for i, id := range ids {
+				if lost := gone(i, id, err); lost != nil {
+					return checker.Result{}, Wire{}, lost, nil
+				}
+			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("node %s: %w", id, err)
 		}
 	}
 	if err := awaitParts(nc, "kmc."+run, len(ids)); err != nil {
+		for i, id := range ids {
+			if lost := gone(i, id, err); lost != nil {
+				return checker.Result{}, Wire{}, lost, nil
+			}
+		}
 		return checker.Result{}, Wire{}, nil, err
 	}
 	ctx, lost := context.WithCancelCause(context.Background())

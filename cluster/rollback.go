@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -36,15 +37,19 @@ type rollback struct {
 	obs    jetstream.ObjectStore
 	bucket string
 	js     jetstream.JetStream
+	log    io.Writer
+	seq    int
+	file   string // the file that keeps the checkpoints when the object store did not
 	mu     sync.Mutex
-	depth  int   // of the checkpoint kept (0: none)
-	states int64 // its distinct states
-	err    error // of the last store
+	name   string // the object of the checkpoint kept ("": it is in file)
+	depth  int    // of the checkpoint kept (0: none)
+	states int64  // its distinct states
+	err    error  // of the last store
 }
 
 // newRollback makes the object store of run's checkpoints (nil, error: JetStream is not
 // there, and a lost node makes the search start over).
-func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration) (*rollback, error) {
+func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log io.Writer) (*rollback, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -55,7 +60,7 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration) (*ro
 	case every < 0:
 		every = 0
 	}
-	rb := &rollback{every: every, js: js, bucket: "kmc-ckpt-" + run, last: time.Now()}
+	rb := &rollback{every: every, js: js, log: log, bucket: "kmc-ckpt-" + run, last: time.Now()}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	replicas := min(nodes, 3)
@@ -74,11 +79,14 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration) (*ro
 	return rb, nil
 }
 
-// close deletes the bucket.
+// close deletes the bucket and the file it wrote.
 func (rb *rollback) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = rb.js.DeleteObjectStore(ctx, rb.bucket)
+	if rb.file != "" {
+		_ = os.Remove(rb.file)
+	}
 }
 
 // wrap returns opts with checkpoints taken for rb and for the user's.
@@ -103,39 +111,111 @@ func (rb *rollback) wrap(opts checker.Options) checker.Options {
 	return opts
 }
 
-// store puts s into the object store, in place of the one kept.
+// store keeps s in place of the checkpoint kept: in the object store under a name of its
+// own (the one before is deleted afterwards), or, when the object store does not take it
+// within storeTimeout (its stream between leaders, say), in a file of this machine's
+// temporary folder from then on.
 func (rb *rollback) store(s *checker.Snapshot) {
 	rb.last = time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := s.WriteTo(pw)
-		pw.CloseWithError(err)
-	}()
-	_, err := rb.obs.Put(ctx, jetstream.ObjectMeta{Name: "search.kmcs"}, pr)
-	_ = pr.CloseWithError(errors.New("stored"))
+	rb.seq++
+	if rb.file == "" {
+		name := fmt.Sprintf("L%d-%d.kmcs", s.Depth, rb.seq)
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		pr, pw := io.Pipe()
+		go func() {
+			_, err := s.WriteTo(pw)
+			pw.CloseWithError(err)
+		}()
+		_, err := rb.obs.Put(ctx, jetstream.ObjectMeta{Name: name}, pr)
+		_ = pr.CloseWithError(errors.New("stored"))
+		if err == nil {
+			rb.mu.Lock()
+			old := rb.name
+			rb.name, rb.depth, rb.states = name, s.Depth, s.Distinct
+			rb.mu.Unlock()
+			if old != "" {
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					_ = rb.obs.Delete(ctx, old)
+				}()
+			}
+			return
+		}
+		f, ferr := os.CreateTemp("", "kmc-rollback-*.kmcs")
+		if ferr != nil {
+			rb.mu.Lock()
+			rb.err = err
+			rb.mu.Unlock()
+			return
+		}
+		_ = f.Close()
+		rb.file = f.Name()
+		if rb.log != nil {
+			fmt.Fprintf(rb.log, "kmc: check: the object store %s did not take a level checkpoint (%v); keeping them in %s\n", rb.bucket, err, rb.file)
+		}
+	}
+	err := writeFile(rb.file, s)
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	rb.err = err
 	if err == nil {
-		rb.depth, rb.states = s.Depth, s.Distinct
+		rb.name, rb.depth, rb.states = "", s.Depth, s.Distinct
 	}
+}
+
+// storeTimeout bounds one store of a checkpoint into the object store.
+var storeTimeout = 2 * time.Minute
+
+// writeFile writes s to path, through a temporary file renamed over it.
+func writeFile(path string, s *checker.Snapshot) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := s.WriteTo(f); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // load reads the checkpoint kept back (nil: none).
 func (rb *rollback) load() (*checker.Snapshot, error) {
 	rb.mu.Lock()
-	depth := rb.depth
+	depth, name, file := rb.depth, rb.name, rb.file
 	rb.mu.Unlock()
 	if depth == 0 {
 		return nil, nil
+	}
+	if name == "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		s, err := checker.ReadSnapshot(f, st.Size())
+		if err != nil {
+			return nil, fmt.Errorf("read the level checkpoint back from %s: %w", file, err)
+		}
+		return s, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var s *checker.Snapshot
 	err := retry(ctx, func() error {
-		res, err := rb.obs.Get(ctx, "search.kmcs")
+		res, err := rb.obs.Get(ctx, name)
 		if err != nil {
 			return err
 		}
