@@ -73,6 +73,25 @@ func PartitionRefusal(r Runnable, opts Options) string {
 	return ""
 }
 
+// LevelStats is what a partitioned search did in one level, for progress reports: the level
+// (its states expanded), the distinct states after it and the new ones, the claims the parts
+// sent (their own shards' included), and the slowest part's expansion against the level's
+// time.
+type LevelStats struct {
+	Level          int
+	Distinct, New  int64
+	Generated      int64
+	Claims         int64
+	Slowest        int
+	SlowestExpand  time.Duration
+	Elapsed, Total time.Duration // the level's, and the search's so far
+}
+
+// LevelObserver is a Transport that hears of each level of a partitioned search as it ends.
+type LevelObserver interface {
+	Level(LevelStats)
+}
+
 // Reducer is a Runnable that says whether a search runs under the partial-order reduction
 // (Bind's Runnable is one; a wrapper around it forwards the method).
 type Reducer interface {
@@ -158,7 +177,8 @@ type part[S any] struct {
 
 	links   []plinks
 	genCum  int64
-	stopped bool // a state violation stopped this part's level
+	claims  int64 // claims sent in the level
+	stopped bool  // a state violation stopped this part's level
 }
 
 type xferPiece struct {
@@ -295,6 +315,7 @@ func (p *part[S]) addCand(fp, key uint64, enc []byte, orbit uint32) error {
 	p.cands = append(p.cands, pcand{fp: fp, key: key, off: uint32(len(p.arena)), n: uint32(len(enc)), orbit: orbit})
 	p.arena = append(p.arena, enc...)
 	o := p.owner(fp)
+	p.claims++
 	p.out[o] = append(p.out[o], fp, key)
 	if len(p.out[o]) >= 2*claimBatch {
 		return p.send(o)
@@ -328,6 +349,7 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	p.cands = p.cands[:0]
 	p.dedup.reset()
 	p.stopped = false
+	p.claims = 0
 	var w wr
 	p.record(&w, ^uint32(0), violation{})
 	e := p.e
@@ -517,7 +539,8 @@ func (p *part[S]) resolve() error {
 }
 
 // commitLevel keeps the part's winners in key order; the reply is their number, then per
-// segment of their parents (from the level's start) how many there are.
+// segment of their parents (from the level's start) how many there are, then the claims the
+// part sent in the level.
 func (p *part[S]) commitLevel() []byte {
 	p.mu.Lock()
 	wins := p.wins
@@ -551,6 +574,7 @@ func (p *part[S]) commitLevel() []byte {
 	for _, n := range segs {
 		w.u64(n)
 	}
+	w.u64(uint64(p.claims))
 	return w.b
 }
 
@@ -663,24 +687,32 @@ func readPieces(b []byte) ([]pieceRec, error) {
 // coordinator is the side of a partitioned search that drives the levels and builds the
 // result.
 type coordinator[S any] struct {
-	e   *engine[S]
-	w   int
-	t   Transport
-	who [][]prange // per level and part: the states it committed
-	rs  *resumedState
+	e    *engine[S]
+	w    int
+	t    Transport
+	who  [][]prange // per level and part: the states it committed
+	rs   *resumedState
+	took []time.Duration // per part: how long its call of the last all took
 	// ckptLevel is the level at whose start the last checkpoint was taken.
 	ckptLevel int
 	cov       []int64 // coverage counts through the stop, enabled and taken per kind
 	taken     [4]uint64
 }
 
-// all sends req(i) to every part at once and returns the replies.
+// all sends req(i) to every part at once and returns the replies (c.took: how long each took).
 func (c *coordinator[S]) all(req func(i int) []byte) ([][]byte, error) {
 	out := make([][]byte, c.w)
 	errs := make([]error, c.w)
+	if len(c.took) != c.w {
+		c.took = make([]time.Duration, c.w)
+	}
 	var wg sync.WaitGroup
 	for i := range c.w {
-		wg.Go(func() { out[i], errs[i] = c.t.Call(i, req(i)) })
+		wg.Go(func() {
+			start := time.Now()
+			out[i], errs[i] = c.t.Call(i, req(i))
+			c.took[i] = time.Since(start)
+		})
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
@@ -795,6 +827,7 @@ func (c *coordinator[S]) run() Result {
 			}
 			rs.cur.reset(0)
 		}
+		levelStart := time.Now()
 		reps, err := c.all(func(int) []byte {
 			w := wr{b: []byte{opExpand}}
 			w.u32(uint32(level))
@@ -809,6 +842,7 @@ func (c *coordinator[S]) run() Result {
 		if err != nil {
 			return fail(err, stats(0))
 		}
+		expandTook := slices.Clone(c.took)
 		pieces := make([][]pieceRec, c.w)
 		sv := int64(-1) // the first segment with a state violation
 		for i, b := range reps {
@@ -829,6 +863,7 @@ func (c *coordinator[S]) run() Result {
 			return fail(err, stats(0))
 		}
 		counts := make([]uint64, c.w)
+		var claims int64
 		var segs []uint64 // winners per segment of their parents
 		var total uint64
 		for i, b := range reps {
@@ -841,6 +876,7 @@ func (c *coordinator[S]) run() Result {
 				}
 				segs[s] += r.u64()
 			}
+			claims += int64(r.u64())
 			if r.err != nil {
 				return fail(r.err, stats(0))
 			}
@@ -973,6 +1009,16 @@ func (c *coordinator[S]) run() Result {
 			carry = 0
 		}
 		base = nextStart
+		if lo, ok := c.t.(LevelObserver); ok {
+			ls := LevelStats{Level: level, Distinct: int64(distinct), New: int64(keepTotal), Generated: generated, Claims: claims,
+				Elapsed: time.Since(levelStart), Total: time.Since(e.start)}
+			for i, d := range expandTook {
+				if d > ls.SlowestExpand {
+					ls.Slowest, ls.SlowestExpand = i, d
+				}
+			}
+			lo.Level(ls)
+		}
 		if e.checkpointDue(level+1, int64(base)) {
 			if err := c.checkpointLevel(level+1, base, distinct, generated, rs); err != nil {
 				return fail(err, stats(int64(distinct-base)))

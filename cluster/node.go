@@ -354,6 +354,8 @@ type ClusterRun struct {
 	// RollbackEvery is how often to take a level checkpoint to roll back to when a node is
 	// lost (0: DefaultRollbackEvery; negative: at every level).
 	RollbackEvery time.Duration
+	// Observe, when set, hears of each level.
+	Observe Observer
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -381,14 +383,12 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
 	// so that no message of an attempt given up reaches the next.
 	run := runID()
-	rb, rbErr := newRollback(nc, run, len(ids), cr.RollbackEvery, cr.Log)
-	if rb != nil {
-		defer rb.close()
-		if opts.Resume != nil {
-			rb.store(opts.Resume) // a node lost before the first level checkpoint rolls back to it
-		}
-		opts = rb.wrap(opts)
+	rb := newRollback(nc, run, len(ids), cr.RollbackEvery, cr.Log)
+	defer rb.close()
+	if opts.Resume != nil {
+		rb.store(opts.Resume) // a node lost before the first level checkpoint rolls back to it
 	}
+	opts = rb.wrap(opts)
 	var total Wire
 	for epoch := 1; ; epoch++ {
 		res, wire, lost, err := runCluster(nc, run+".e"+strconv.Itoa(epoch), ids, r, opts, cr)
@@ -406,9 +406,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		}
 		opts.Resume = nil
 		from := "starting the search over"
-		if rb == nil {
-			from += " (no JetStream to keep level checkpoints in: " + rbErr.Error() + ")"
-		} else if s, err := rb.load(); err != nil {
+		if s, err := rb.load(); err != nil {
 			from += " (" + err.Error() + ")"
 		} else if s != nil {
 			opts.Resume = s
@@ -491,7 +489,7 @@ func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opt
 	ctx, lost := context.WithCancelCause(context.Background())
 	defer lost(nil)
 	go watch(ctx, nc, ids, lost)
-	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx})
+	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx, observe: cr.Observe})
 	end()
 	var lostErr error
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {

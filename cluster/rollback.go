@@ -2,12 +2,12 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,10 +20,11 @@ import (
 // back to when a node is lost (ClusterRun.RollbackEvery 0).
 const DefaultRollbackEvery = 5 * time.Minute
 
-// rollback keeps the last level checkpoint of a search across nodes in the JetStream object
-// store of the nodes (bucket kmc-ckpt-<run>, replicated on up to three nodes, so that it
-// outlives a node), and passes the user's checkpoints (--checkpoint) on at their own pace.
-// When a node is lost, the search goes on from it with the nodes left.
+// rollback keeps the last level checkpoint of a search across nodes, in a file of the
+// coordinator's temporary folder with a copy in the JetStream object store of the nodes
+// (bucket kmc-ckpt-<run>, replicated on up to three nodes), and passes the user's
+// checkpoints (--checkpoint) on at their own pace. When a node is lost, the search goes on
+// from it with the nodes left.
 type rollback struct {
 	every     time.Duration // 0: every level
 	last      time.Time
@@ -34,56 +35,65 @@ type rollback struct {
 	asked     bool // CheckpointAt said yes: the checkpoint is not a search's last one
 	wantUser  bool
 
-	obs    jetstream.ObjectStore
-	bucket string
-	js     jetstream.JetStream
-	log    io.Writer
-	seq    int
-	file   string // the file that keeps the checkpoints when the object store did not
-	mu     sync.Mutex
-	name   string // the object of the checkpoint kept ("": it is in file)
-	depth  int    // of the checkpoint kept (0: none)
-	states int64  // its distinct states
-	err    error  // of the last store
+	obs     jetstream.ObjectStore
+	bucket  string
+	js      jetstream.JetStream
+	log     io.Writer
+	seq     int
+	file    string // the file that keeps the checkpoint
+	putting atomic.Bool
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	name    string // the object that keeps a copy of a checkpoint
+	depth   int    // of the checkpoint kept (0: none)
+	states  int64  // its distinct states
+	err     error  // of the last store
 }
 
-// newRollback makes the object store of run's checkpoints (nil, error: JetStream is not
-// there, and a lost node makes the search start over).
-func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log io.Writer) (*rollback, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
+// newRollback makes the keeper of run's level checkpoints, and the object store of their
+// copies in the background (none when the nodes' NATS has no JetStream).
+func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log io.Writer) *rollback {
 	switch {
 	case every == 0:
 		every = DefaultRollbackEvery
 	case every < 0:
 		every = 0
 	}
-	rb := &rollback{every: every, js: js, log: log, bucket: "kmc-ckpt-" + run, last: time.Now()}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	replicas := min(nodes, 3)
-	err = retry(ctx, func() error {
-		obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: rb.bucket, Replicas: replicas,
-			Storage: jetstream.FileStorage, Description: "kmc: the last level checkpoint of a search, to roll back to"})
-		if err != nil && replicas > 1 && strings.Contains(err.Error(), "replicas") {
-			replicas = 1
-		}
-		rb.obs = obs
-		return err
-	})
+	rb := &rollback{every: every, log: log, bucket: "kmc-ckpt-" + run, last: time.Now()}
+	js, err := jetstream.New(nc)
 	if err != nil {
-		return nil, err
+		return rb
 	}
-	return rb, nil
+	rb.js = js
+	rb.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		replicas := min(nodes, 3)
+		_ = retry(ctx, func() error {
+			obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: rb.bucket, Replicas: replicas,
+				Storage: jetstream.FileStorage, Description: "kmc: copies of the level checkpoints of a search"})
+			if err != nil && replicas > 1 && strings.Contains(err.Error(), "replicas") {
+				replicas = 1
+			}
+			if err == nil {
+				rb.mu.Lock()
+				rb.obs = obs
+				rb.mu.Unlock()
+			}
+			return err
+		})
+	})
+	return rb
 }
 
 // close deletes the bucket and the file it wrote.
 func (rb *rollback) close() {
+	rb.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = rb.js.DeleteObjectStore(ctx, rb.bucket)
+	if rb.js != nil {
+		_ = rb.js.DeleteObjectStore(ctx, rb.bucket)
+	}
 	if rb.file != "" {
 		_ = os.Remove(rb.file)
 	}
@@ -111,40 +121,17 @@ func (rb *rollback) wrap(opts checker.Options) checker.Options {
 	return opts
 }
 
-// store keeps s in place of the checkpoint kept: in the object store under a name of its
-// own (the one before is deleted afterwards), or, when the object store does not take it
-// within storeTimeout (its stream between leaders, say), in a file of this machine's
-// temporary folder from then on.
+// store keeps s in place of the checkpoint kept: in a file of this machine's temporary
+// folder, which load reads, and, in the background, in the object store under a name of its
+// own (the one before is deleted then), a copy on the nodes that outlives this process. The
+// object store is not in the search's way: right after a node's loss its streams may be
+// between leaders for a while.
 func (rb *rollback) store(s *checker.Snapshot) {
 	rb.last = time.Now()
 	rb.seq++
 	if rb.file == "" {
-		name := fmt.Sprintf("L%d-%d.kmcs", s.Depth, rb.seq)
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-		defer cancel()
-		pr, pw := io.Pipe()
-		go func() {
-			_, err := s.WriteTo(pw)
-			pw.CloseWithError(err)
-		}()
-		_, err := rb.obs.Put(ctx, jetstream.ObjectMeta{Name: name}, pr)
-		_ = pr.CloseWithError(errors.New("stored"))
-		if err == nil {
-			rb.mu.Lock()
-			old := rb.name
-			rb.name, rb.depth, rb.states = name, s.Depth, s.Distinct
-			rb.mu.Unlock()
-			if old != "" {
-				go func() {
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					defer cancel()
-					_ = rb.obs.Delete(ctx, old)
-				}()
-			}
-			return
-		}
-		f, ferr := os.CreateTemp("", "kmc-rollback-*.kmcs")
-		if ferr != nil {
+		f, err := os.CreateTemp("", "kmc-rollback-*.kmcs")
+		if err != nil {
 			rb.mu.Lock()
 			rb.err = err
 			rb.mu.Unlock()
@@ -152,20 +139,43 @@ func (rb *rollback) store(s *checker.Snapshot) {
 		}
 		_ = f.Close()
 		rb.file = f.Name()
-		if rb.log != nil {
-			fmt.Fprintf(rb.log, "kmc: check: the object store %s did not take a level checkpoint (%v); keeping them in %s\n", rb.bucket, err, rb.file)
-		}
 	}
 	err := writeFile(rb.file, s)
 	rb.mu.Lock()
-	defer rb.mu.Unlock()
 	rb.err = err
 	if err == nil {
-		rb.name, rb.depth, rb.states = "", s.Depth, s.Distinct
+		rb.depth, rb.states = s.Depth, s.Distinct
 	}
+	obs := rb.obs
+	rb.mu.Unlock()
+	if err != nil || obs == nil || !rb.putting.CompareAndSwap(false, true) {
+		return
+	}
+	f, err := os.Open(rb.file) // the file as it is now: a later store renames another over it
+	if err != nil {
+		rb.putting.Store(false)
+		return
+	}
+	name := fmt.Sprintf("L%d-%d.kmcs", s.Depth, rb.seq)
+	rb.wg.Go(func() {
+		defer rb.putting.Store(false)
+		defer f.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name}, f); err != nil {
+			return
+		}
+		rb.mu.Lock()
+		old := rb.name
+		rb.name = name
+		rb.mu.Unlock()
+		if old != "" {
+			_ = obs.Delete(ctx, old)
+		}
+	})
 }
 
-// storeTimeout bounds one store of a checkpoint into the object store.
+// storeTimeout bounds one copy of a checkpoint into the object store.
 var storeTimeout = 2 * time.Minute
 
 // writeFile writes s to path, through a temporary file renamed over it.
@@ -190,45 +200,23 @@ func writeFile(path string, s *checker.Snapshot) error {
 // load reads the checkpoint kept back (nil: none).
 func (rb *rollback) load() (*checker.Snapshot, error) {
 	rb.mu.Lock()
-	depth, name, file := rb.depth, rb.name, rb.file
+	depth, file := rb.depth, rb.file
 	rb.mu.Unlock()
 	if depth == 0 {
 		return nil, nil
 	}
-	if name == "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		s, err := checker.ReadSnapshot(f, st.Size())
-		if err != nil {
-			return nil, fmt.Errorf("read the level checkpoint back from %s: %w", file, err)
-		}
-		return s, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	var s *checker.Snapshot
-	err := retry(ctx, func() error {
-		res, err := rb.obs.Get(ctx, name)
-		if err != nil {
-			return err
-		}
-		defer res.Close()
-		info, err := res.Info()
-		if err != nil {
-			return err
-		}
-		s, err = checker.ReadSnapshot(res, int64(info.Size))
-		return err
-	})
+	f, err := os.Open(file)
 	if err != nil {
-		return nil, fmt.Errorf("read the level checkpoint back from the object store %s: %w", rb.bucket, err)
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s, err := checker.ReadSnapshot(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("read the level checkpoint back from %s: %w", file, err)
 	}
 	return s, nil
 }
