@@ -144,6 +144,8 @@ type startMsg struct {
 	Sets     []string `json:"sets"`
 	Check    string   `json:"check"`
 	Opts     runOpts  `json:"opts"`
+	// Neighbour, when set, is the check's robustness neighbour to search (kmc suite).
+	Neighbour *specs.Neighbour `json:"neighbour,omitempty"`
 }
 
 // runOpts are the options of a search that shape its result, as the coordinator resolved
@@ -349,6 +351,8 @@ type ClusterRun struct {
 	Spec     []byte
 	Sets     []string
 	Check    string
+	// Neighbour, when set, is the check's robustness neighbour to search.
+	Neighbour *specs.Neighbour
 	// Log, when set, hears of a node lost and the search rolled back.
 	Log io.Writer
 	// RollbackEvery is how often to take a level checkpoint to roll back to when a node is
@@ -423,7 +427,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 // node was lost and made the attempt fail.
 func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
-		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts)}
+		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour}
 	var started []string
 	var msgs, byts atomic.Int64
 	// end lets the nodes go and adds what they sent each other to the coordinator's count.
@@ -637,7 +641,13 @@ func (s *startMsg) build(id string) (checker.Runnable, checker.Options, *specs.C
 	if err != nil {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
 	}
-	r, opts, err := spec.Runnable(c)
+	var r checker.Runnable
+	var opts checker.Options
+	if s.Neighbour != nil {
+		r, opts, err = spec.NeighbourRunnable(c, *s.Neighbour)
+	} else {
+		r, opts, err = spec.Runnable(c)
+	}
 	if err != nil {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
 	}

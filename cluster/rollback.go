@@ -42,6 +42,8 @@ type rollback struct {
 	seq     int
 	file    string // the file that keeps the checkpoint
 	putting atomic.Bool
+	ctx     context.Context // of the copies, ended by close
+	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	name    string // the object that keeps a copy of a checkpoint
@@ -60,13 +62,14 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log 
 		every = 0
 	}
 	rb := &rollback{every: every, log: log, bucket: "kmc-ckpt-" + run, last: time.Now()}
+	rb.ctx, rb.cancel = context.WithCancel(context.Background())
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return rb
 	}
 	rb.js = js
 	rb.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(rb.ctx, 30*time.Second)
 		defer cancel()
 		replicas := min(nodes, 3)
 		_ = retry(ctx, func() error {
@@ -88,6 +91,7 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log 
 
 // close deletes the bucket and the file it wrote.
 func (rb *rollback) close() {
+	rb.cancel()
 	rb.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -160,7 +164,7 @@ func (rb *rollback) store(s *checker.Snapshot) {
 	rb.wg.Go(func() {
 		defer rb.putting.Store(false)
 		defer f.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		ctx, cancel := context.WithTimeout(rb.ctx, storeTimeout)
 		defer cancel()
 		if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name}, f); err != nil {
 			return

@@ -426,3 +426,25 @@ func TestClusterFaults(t *testing.T) {
 		t.Errorf("only %d of %d kills hit a search under way", during, kills)
 	}
 }
+
+// TestClusterSuite: kmc suite --cluster across three kmc node processes prints the table one
+// process prints: a Kafka check and its robustness neighbours searched across the nodes (which
+// build each neighbour from the spec's text), and two-phase commit's checks, under the
+// partial-order reduction, in the coordinator's process.
+func TestClusterSuite(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	for _, dir := range []string{"testdata/suite-cluster", "testdata/suite-robust"} {
+		wantCode, want, _ := runBinary(t, exec.Command(bin, "suite", dir, "--workers", "1"))
+		gotCode, got, stderr := runBinary(t, exec.Command(bin, "suite", dir, "--workers", "1", "--cluster", nodes[0].url, "--nodes", "3"))
+		g, w := mask(got), mask(want)
+		i := strings.LastIndex(g, "searches ran across 3 nodes at ")
+		if gotCode != wantCode || i < 0 || dir == "testdata/suite-cluster" && !strings.Contains(g, "\n3 searches ran across") {
+			t.Fatalf("%s: exit %d (want %d), output:\n%s\n%s", dir, gotCode, wantCode, g, stderr)
+		}
+		g = g[:strings.LastIndex(g[:i], "\n")+1]
+		if g != w {
+			t.Errorf("%s: --cluster:\n%s\nwant:\n%s", dir, g, w)
+		}
+	}
+}

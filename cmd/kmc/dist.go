@@ -95,7 +95,10 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 
 // runner is app.CheckOptions.Run for these flags, or nil for the single-process engine.
 // After the search it says on stderr what went over NATS.
-func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Writer) func(*specs.Check, checker.Runnable, checker.Options) (checker.Result, error) {
+//
+// Each level's report goes to emit as a JSON event when quiet (--json), else to stderr as a
+// Level line, at most one a second (the last level's always).
+func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Writer, emit func(map[string]any)) func(*specs.Check, checker.Runnable, checker.Options) (checker.Result, error) {
 	if d.partitions == 0 && d.url == "" {
 		return nil
 	}
@@ -104,8 +107,32 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 		var wire cluster.Wire
 		var err error
 		what := ""
+		var last time.Time
+		var held string
+		observe := func(ls checker.LevelStats, w cluster.Wire) {
+			if quiet {
+				if emit != nil {
+					emit(map[string]any{"event": "level", "level": ls.Level, "distinct": ls.Distinct, "new": ls.New,
+						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes,
+						"slowest_part": ls.Slowest, "slowest_expand_seconds": ls.SlowestExpand.Seconds(),
+						"level_seconds": ls.Elapsed.Seconds(), "seconds": ls.Total.Seconds()})
+				}
+				return
+			}
+			held = fmt.Sprintf("Level(%d): %d distinct states (+%d), %d claims, %s over NATS so far, slowest part %d (expanded in %s of the level's %s).\n",
+				ls.Level, ls.Distinct, ls.New, ls.Claims, specs.FormatSize(w.Bytes), ls.Slowest, specs.FormatElapsed(ls.SlowestExpand), specs.FormatElapsed(ls.Elapsed))
+			if time.Since(last) >= time.Second {
+				fmt.Fprint(stderr, held)
+				held, last = "", time.Now()
+			}
+		}
+		defer func() {
+			if held != "" {
+				fmt.Fprint(stderr, held)
+			}
+		}()
 		if d.partitions > 0 {
-			res, wire, err = cluster.CheckPartitions(r, opts, d.partitions)
+			res, wire, err = cluster.CheckPartitions(r, opts, d.partitions, observe)
 			what = fmt.Sprintf("%d partitions in this process", d.partitions)
 		} else {
 			var src []byte
@@ -117,7 +144,7 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 				every = -1 // every level
 			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
-				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every})
+				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every, Observe: observe})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {
