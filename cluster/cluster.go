@@ -9,6 +9,13 @@
 //   - Cluster: a coordinator that finds the nodes on a NATS URL, gives each a part of a run and
 //     drives it: kmc check --cluster URL.
 //
+// A search across nodes takes a level checkpoint about every ClusterRun.RollbackEvery (the
+// checker's snapshot, gathered by the coordinator; kept in its temporary folder with a copy
+// in the nodes' JetStream object store); a node lost makes the coordinator go on from it with
+// the nodes left, each attempt an epoch with subjects of its own. The user's --checkpoint and
+// --resume work with --partitions and --cluster as with one process, and their checkpoints
+// are the single-process engine's: any of the three ways resumes any of them.
+//
 // The checker package stays standard-library-only: NATS lives here.
 package cluster
 
