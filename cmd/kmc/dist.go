@@ -27,7 +27,7 @@ type distFlags struct {
 func (d *distFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
 	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
-	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level) into the nodes' JetStream object store, which the search rolls back to when a node is lost")
+	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level), kept by this process with a copy in the nodes' JetStream object store, to roll back to when a node is lost")
 	d.addNodes(fs)
 }
 
