@@ -381,7 +381,7 @@ func TestClusterFaults(t *testing.T) {
 	during := 0
 	for i := range kills {
 		k := rng.IntN(3)
-		via := (k + 1 + rng.IntN(2)) % 3 // the coordinator connects through a node left
+		via := (k + 1 + rng.IntN(2)) % 3                         // the coordinator connects through a node left
 		delay := time.Duration(rng.Int64N(int64(clean) * 3 / 4)) // a run with a fault takes longer
 		cmd := cluster(via)
 		done := make(chan struct{})
