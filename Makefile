@@ -29,7 +29,7 @@ CONFORM_WALK2    := --spec specs/kafka-18723.toml --check buggy $(CONFORM_FAULTS
 CONFORM_WALKK    := --spec specs/kafka-kraft.toml --check shutdown-crash-elr --set session_loss=1 --set lag=1
 CONFORM_KRAFT_RELEASES ?= 4.0.2 4.1.2 4.4.0
 
-.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools por-diff cluster-test
+.PHONY: all build test verify bench fuzz demo clean browser browser-test conformance conformance-walks conformance-tools por-diff cluster-test cluster-faults
 
 all: build
 
@@ -69,6 +69,13 @@ browser-test: browser
 # (SIGKILL) mid-search, the token and the refusals. (--partitions runs in make test.)
 cluster-test:
 	KMC_CLUSTER_TESTS=1 $(GO) test -count=1 -run 'Cluster|Node' ./cmd/kmc/
+
+# Faults: three kmc node processes, and 20 searches across them (twophase rms=7, a level
+# checkpoint at every level), each with one node killed (SIGKILL) at a random moment and
+# started again; every search must print the single process's output. KMC_FAULT_SEED
+# repeats a run's kills, KMC_FAULT_KILLS changes their number.
+cluster-faults:
+	KMC_CLUSTER_TESTS=1 KMC_CLUSTER_FAULTS=1 $(GO) test -count=1 -timeout 60m -v -run 'TestClusterFaults' ./cmd/kmc/
 
 # gofmt, go vet, go.mod tidy, and the import rules of docs/packages.md: model/... and
 # checker import only the standard library; nothing imports a command (cmd/...) but the

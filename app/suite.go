@@ -24,6 +24,10 @@ type SuiteOptions struct {
 	OnEvent func(Event)
 	// Run, when set, runs each search instead of r.Check: kmc suite --partitions.
 	Run func(r checker.Runnable, opts checker.Options) checker.Result
+	// RunCheck, when set, runs the searches in place of Run, told the spec, the check and
+	// the neighbour (nil: the check itself) that r was built from (kmc suite --cluster: the
+	// nodes build it again from them).
+	RunCheck func(spec *specs.Spec, c *specs.Check, n *specs.Neighbour, r checker.Runnable, opts checker.Options) checker.Result
 }
 
 // SuiteRow is one check of a suite, or one of its robustness neighbours, and what it gave.
@@ -120,6 +124,11 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 		search := r.Check
 		if o.Run != nil {
 			search = func(opts checker.Options) checker.Result { return o.Run(r, opts) }
+		}
+		if o.RunCheck != nil {
+			search = func(opts checker.Options) checker.Result {
+				return o.RunCheck(row.Spec, row.Check, row.Neighbour, r, opts)
+			}
 		}
 		merged := specs.MergeOptions(opts, over, false)
 		row.Result, row.Interrupted = interrupted(ctx, search(merged))

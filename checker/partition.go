@@ -56,14 +56,13 @@ type Partitioner interface {
 }
 
 // PartitionRefusal says why a search with opts cannot be partitioned, or "": liveness needs
-// the whole state graph in one place (a later version gathers it), checkpoints and resume are
-// the single-process engine's files.
+// the whole state graph in one place (a later version gathers it), and the partial-order
+// reduction's proviso reads the whole seen set. Checkpoints and Resume are taken: a
+// partitioned search writes the single-process engine's snapshots at level boundaries
+// (partition_ckpt.go) and resumes any snapshot, whatever wrote it.
 func PartitionRefusal(r Runnable, opts Options) string {
 	if _, live := r.Fairness(opts); live {
 		return "liveness properties are checked on one machine only (the fair-cycle search needs the whole state graph in one process); run without --partitions/--cluster"
-	}
-	if opts.Resume != nil || opts.Checkpoint != nil {
-		return "checkpoints are taken by the single-process engine only; run without --partitions/--cluster"
 	}
 	if rd, ok := r.(Reducer); ok && rd.ReducesPOR(opts) {
 		return "the partial-order reduction runs on one machine only (its cycle proviso reads the whole seen set); run with --por=false, or without --partitions/--cluster"
@@ -72,6 +71,25 @@ func PartitionRefusal(r Runnable, opts Options) string {
 		return "this model cannot be partitioned"
 	}
 	return ""
+}
+
+// LevelStats is what a partitioned search did in one level, for progress reports: the level
+// (its states expanded), the distinct states after it and the new ones, the claims the parts
+// sent (their own shards' included), and the slowest part's expansion against the level's
+// time.
+type LevelStats struct {
+	Level          int
+	Distinct, New  int64
+	Generated      int64
+	Claims         int64
+	Slowest        int
+	SlowestExpand  time.Duration
+	Elapsed, Total time.Duration // the level's, and the search's so far
+}
+
+// LevelObserver is a Transport that hears of each level of a partitioned search as it ends.
+type LevelObserver interface {
+	Level(LevelStats)
 }
 
 // Reducer is a Runnable that says whether a search runs under the partial-order reduction
@@ -106,6 +124,8 @@ const (
 	opXfer
 	opLink
 	opFinish
+	opSeen
+	opGather
 )
 
 const (
@@ -157,7 +177,8 @@ type part[S any] struct {
 
 	links   []plinks
 	genCum  int64
-	stopped bool // a state violation stopped this part's level
+	claims  int64 // claims sent in the level
+	stopped bool  // a state violation stopped this part's level
 }
 
 type xferPiece struct {
@@ -246,6 +267,10 @@ func (p *part[S]) Handle(req []byte) ([]byte, error) {
 		return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " did not commit state " + strconv.FormatUint(idx, 10))
 	case opFinish:
 		return p.finish(), nil
+	case opSeen:
+		return nil, p.seen(r)
+	case opGather:
+		return p.gather(r)
 	}
 	return nil, errors.New("partitioned search: unknown message kind " + strconv.Itoa(int(req[0])))
 }
@@ -290,6 +315,7 @@ func (p *part[S]) addCand(fp, key uint64, enc []byte, orbit uint32) error {
 	p.cands = append(p.cands, pcand{fp: fp, key: key, off: uint32(len(p.arena)), n: uint32(len(enc)), orbit: orbit})
 	p.arena = append(p.arena, enc...)
 	o := p.owner(fp)
+	p.claims++
 	p.out[o] = append(p.out[o], fp, key)
 	if len(p.out[o]) >= 2*claimBatch {
 		return p.send(o)
@@ -323,6 +349,7 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	p.cands = p.cands[:0]
 	p.dedup.reset()
 	p.stopped = false
+	p.claims = 0
 	var w wr
 	p.record(&w, ^uint32(0), violation{})
 	e := p.e
@@ -512,7 +539,8 @@ func (p *part[S]) resolve() error {
 }
 
 // commitLevel keeps the part's winners in key order; the reply is their number, then per
-// segment of their parents (from the level's start) how many there are.
+// segment of their parents (from the level's start) how many there are, then the claims the
+// part sent in the level.
 func (p *part[S]) commitLevel() []byte {
 	p.mu.Lock()
 	wins := p.wins
@@ -546,6 +574,7 @@ func (p *part[S]) commitLevel() []byte {
 	for _, n := range segs {
 		w.u64(n)
 	}
+	w.u64(uint64(p.claims))
 	return w.b
 }
 
@@ -658,21 +687,32 @@ func readPieces(b []byte) ([]pieceRec, error) {
 // coordinator is the side of a partitioned search that drives the levels and builds the
 // result.
 type coordinator[S any] struct {
-	e     *engine[S]
-	w     int
-	t     Transport
-	who   [][]prange // per level and part: the states it committed
-	cov   []int64    // coverage counts through the stop, enabled and taken per kind
-	taken [4]uint64
+	e    *engine[S]
+	w    int
+	t    Transport
+	who  [][]prange // per level and part: the states it committed
+	rs   *resumedState
+	took []time.Duration // per part: how long its call of the last all took
+	// ckptLevel is the level at whose start the last checkpoint was taken.
+	ckptLevel int
+	cov       []int64 // coverage counts through the stop, enabled and taken per kind
+	taken     [4]uint64
 }
 
-// all sends req(i) to every part at once and returns the replies.
+// all sends req(i) to every part at once and returns the replies (c.took: how long each took).
 func (c *coordinator[S]) all(req func(i int) []byte) ([][]byte, error) {
 	out := make([][]byte, c.w)
 	errs := make([]error, c.w)
+	if len(c.took) != c.w {
+		c.took = make([]time.Duration, c.w)
+	}
 	var wg sync.WaitGroup
 	for i := range c.w {
-		wg.Go(func() { out[i], errs[i] = c.t.Call(i, req(i)) })
+		wg.Go(func() {
+			start := time.Now()
+			out[i], errs[i] = c.t.Call(i, req(i))
+			c.took[i] = time.Since(start)
+		})
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
@@ -688,7 +728,7 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 	}
 	e.inits = e.initStates()
 	e.start = time.Now()
-	e.lastProg = e.start
+	e.lastProg, e.lastCkpt = e.start, e.start
 	if opts.Time > 0 {
 		e.deadline = e.start.Add(opts.Time)
 	}
@@ -704,7 +744,7 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 			}
 		}
 	}
-	if opts.Vacuity {
+	if opts.Vacuity && opts.Resume == nil {
 		res.Taken = make([]bool, len(m.ActionKinds()))
 		for k := range res.Taken {
 			res.Taken[k] = k < 256 && c.taken[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(c.cov) && c.cov[2*k+1] > 0
@@ -728,27 +768,52 @@ func (c *coordinator[S]) run() Result {
 	e.phase(PhaseSearch, Stats{Workers: c.w})
 	limit := uint64(e.stateLimit())
 	ranges := make([]prange, c.w)
-	var distinct, base uint64 // states of the levels so far; the first of the level expanded
+	// The level expands states [base, base+size); the states of the next level found before
+	// it (carry: a resumed snapshot's) are [base+size, distinct); its new states follow.
+	var distinct, base, carry uint64
 	var generated int64 = int64(len(e.inits))
+	var qx int64 // states truncated at the depth bound before (a resumed snapshot's)
 	var cov []int64
 	var taken [4]uint64
 	var best violation
 	reason := ""
 	depth := 0
+	first := 0
+	var rs *resumedState
+	if e.opts.Resume != nil {
+		var why string
+		var err error
+		if rs, why, err = c.resume(e.opts.Resume); err != nil {
+			return fail(err, Stats{Workers: c.w})
+		} else if why != "" {
+			return Result{Verdict: Incomplete, Reason: "resume: " + why, Stats: Stats{Workers: c.w}}
+		}
+		first, base, carry, distinct = rs.depth, uint64(rs.cur.base), uint64(rs.next.n()), rs.distinct
+		generated, qx, best = rs.gen, rs.qx, rs.best
+		c.rs = rs
+	}
+	gen0 := generated
 	stats := func(queue int64) Stats {
 		return Stats{Generated: generated, Distinct: int64(distinct), Queue: queue, Depth: depth,
 			Collision: collisionProbability(generated, int64(distinct)), Elapsed: time.Since(e.start), Workers: c.w}
 	}
 	var queue int64
-	for level := 0; ; level++ {
-		size := distinct - base
+	for level := first; ; level++ {
+		size := distinct - base - carry
 		if level == 0 {
 			size = 0
 		} else {
 			depth = level
 			if l := c.limitHit(); l != limitNone {
 				reason = e.limitReason(l)
-				queue = int64(distinct - base)
+				queue = int64(distinct-base) + qx
+				// The last checkpoint, at the start of this level, whose states the parts
+				// hold (not yet sent when the level is a resumed snapshot's).
+				if e.opts.Checkpoint != nil && level > first && !best.found && c.ckptLevel != level {
+					if err := c.checkpointLevel(level, base, distinct, generated, rs); err != nil {
+						return fail(err, stats(queue))
+					}
+				}
 				break
 			}
 		}
@@ -756,6 +821,13 @@ func (c *coordinator[S]) run() Result {
 		for i := range ranges {
 			ranges[i] = prange{base + size*uint64(i)/uint64(c.w), base + size*uint64(i+1)/uint64(c.w)}
 		}
+		if rs != nil && level == first {
+			if err := c.sendStates(&rs.cur, ranges); err != nil {
+				return fail(err, stats(0))
+			}
+			rs.cur.reset(0)
+		}
+		levelStart := time.Now()
 		reps, err := c.all(func(int) []byte {
 			w := wr{b: []byte{opExpand}}
 			w.u32(uint32(level))
@@ -770,6 +842,7 @@ func (c *coordinator[S]) run() Result {
 		if err != nil {
 			return fail(err, stats(0))
 		}
+		expandTook := slices.Clone(c.took)
 		pieces := make([][]pieceRec, c.w)
 		sv := int64(-1) // the first segment with a state violation
 		for i, b := range reps {
@@ -790,6 +863,7 @@ func (c *coordinator[S]) run() Result {
 			return fail(err, stats(0))
 		}
 		counts := make([]uint64, c.w)
+		var claims int64
 		var segs []uint64 // winners per segment of their parents
 		var total uint64
 		for i, b := range reps {
@@ -802,6 +876,7 @@ func (c *coordinator[S]) run() Result {
 				}
 				segs[s] += r.u64()
 			}
+			claims += int64(r.u64())
 			if r.err != nil {
 				return fail(r.err, stats(0))
 			}
@@ -852,11 +927,12 @@ func (c *coordinator[S]) run() Result {
 			}
 		}
 		if level > 0 {
-			generated = int64(len(e.inits)) + gen
+			generated = gen0 + gen
 		}
 		best.offer(lvBest)
 		segEnd := func(s int64) uint64 { return min(size, uint64(s+1)*uint64(segmentStates)) }
 		keepTotal := total
+		d0 := distinct // the first index of the level's new states
 		switch {
 		case stop >= 0 && stop == sv:
 			// A state violation: the segments before it were committed.
@@ -871,8 +947,8 @@ func (c *coordinator[S]) run() Result {
 			queue = int64(distinct) - int64(base+segEnd(stop))
 		case atBound:
 			keepTotal = 0
-			queue = int64(distinct+total) - int64(base+size)
-			if total > 0 {
+			queue = int64(distinct+total) - int64(base+size) + qx
+			if total > 0 || qx > 0 {
 				reason = "max depth " + strconv.Itoa(e.opts.MaxDepth) + " reached"
 			}
 		default:
@@ -880,7 +956,7 @@ func (c *coordinator[S]) run() Result {
 			queue = int64(distinct) - int64(base+size)
 		}
 		c.cov, c.taken = cov, taken
-		if best.found || reason != "" || keepTotal == 0 {
+		if best.found || reason != "" || keepTotal+carry == 0 {
 			if best.found {
 				res := Result{Verdict: Violated, Property: e.violName(best), Interrupted: reason, Stats: stats(queue)}
 				res.Trace, err = c.trace(best)
@@ -894,18 +970,16 @@ func (c *coordinator[S]) run() Result {
 			}
 			break
 		}
-		// Number the winners: part i's are [off_i, off_i+keep_i).
-		newBase := base + size
-		if level == 0 {
-			newBase = 0
-		}
+		// Number the winners: part i's are [off_i, off_i+keep_i), after the states carried.
+		nextStart := base + size
 		next := make([]prange, c.w)
 		for i := range next {
-			next[i] = prange{newBase + keepTotal*uint64(i)/uint64(c.w), newBase + keepTotal*uint64(i+1)/uint64(c.w)}
+			n := carry + keepTotal
+			next[i] = prange{nextStart + n*uint64(i)/uint64(c.w), nextStart + n*uint64(i+1)/uint64(c.w)}
 		}
 		offs := make([]uint64, c.w)
 		keeps := make([]uint64, c.w)
-		at, left := newBase, keepTotal
+		at, left := d0, keepTotal
 		for i := range offs {
 			offs[i], keeps[i] = at, min(counts[i], left)
 			at += keeps[i]
@@ -927,11 +1001,28 @@ func (c *coordinator[S]) run() Result {
 		}); err != nil {
 			return fail(err, stats(0))
 		}
-		if level > 0 {
-			base = newBase
+		if carry > 0 {
+			if err := c.sendStates(&rs.next, next); err != nil {
+				return fail(err, stats(0))
+			}
+			rs.next.reset(0)
+			carry = 0
 		}
-		if level == 0 {
-			distinct = keepTotal
+		base = nextStart
+		if lo, ok := c.t.(LevelObserver); ok {
+			ls := LevelStats{Level: level, Distinct: int64(distinct), New: int64(keepTotal), Generated: generated, Claims: claims,
+				Elapsed: time.Since(levelStart), Total: time.Since(e.start)}
+			for i, d := range expandTook {
+				if d > ls.SlowestExpand {
+					ls.Slowest, ls.SlowestExpand = i, d
+				}
+			}
+			lo.Level(ls)
+		}
+		if e.checkpointDue(level+1, int64(base)) {
+			if err := c.checkpointLevel(level+1, base, distinct, generated, rs); err != nil {
+				return fail(err, stats(int64(distinct-base)))
+			}
 		}
 		if e.opts.Progress != nil {
 			every := e.opts.ProgressEvery
@@ -952,19 +1043,14 @@ func (c *coordinator[S]) run() Result {
 	if err != nil {
 		return fail(err, st)
 	}
-	hit := make([]bool, len(e.some))
-	var orbits int64
-	for _, b := range reps {
-		r := &rd{b: b}
-		n := int(r.u32())
-		for j := range n {
-			if r.u8() == 1 && j < len(hit) {
-				hit[j] = true
-			}
-		}
-		orbits += int64(r.u64())
-		if r.err != nil {
-			return fail(r.err, st)
+	hit, orbits, err := c.finishes(reps)
+	if err != nil {
+		return fail(err, st)
+	}
+	if rs != nil {
+		orbits += rs.orbits
+		for j, h := range rs.someHit {
+			hit[j] = hit[j] || h
 		}
 	}
 	for j, pi := range e.some {
@@ -995,6 +1081,14 @@ func (c *coordinator[S]) limitHit() int32 { return c.e.stopOrTime() }
 
 // link asks the part that committed state idx for its parent link.
 func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
+	if c.rs != nil && idx < uint64(c.rs.links.len()) {
+		l := &c.rs.links
+		parent := uint64(l.parent(uint32(idx)))
+		if parent == uint64(noIndex) {
+			parent = noParent
+		}
+		return parent, int(l.position(uint32(idx))), nil
+	}
 	for _, lv := range c.who {
 		for i, r := range lv {
 			if idx >= r.a && idx < r.b {

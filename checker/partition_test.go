@@ -92,17 +92,126 @@ func TestPartitionedParity(t *testing.T) {
 	}
 }
 
-// TestPartitionRefusal: liveness and checkpoints stay on one machine.
+// TestPartitionRefusal: liveness and the partial-order reduction stay on one machine;
+// checkpoints and resume do not.
 func TestPartitionRefusal(t *testing.T) {
 	live := Property[cstate]{Name: "Ev", Kind: Eventually, State: func(s *cstate) bool { return true }}
 	if why := PartitionRefusal(Bind(counters{N: 2}, []Property[cstate]{live}), Options{}); why == "" {
 		t.Error("liveness: no refusal")
 	}
-	if why := PartitionRefusal(Bind(counters{N: 2}, nil), Options{Checkpoint: func(*Snapshot) {}}); why == "" {
-		t.Error("checkpoint: no refusal")
+	if why := PartitionRefusal(Bind(counters{N: 2}, nil), Options{Checkpoint: func(*Snapshot) {}}); why != "" {
+		t.Errorf("checkpoint: refused: %s", why)
 	}
 	if why := PartitionRefusal(Bind(counters{N: 2}, nil), Options{}); why != "" {
 		t.Errorf("safety: refused: %s", why)
+	}
+}
+
+// partitionedResume checks level checkpoints across engines for one model: the partitioned
+// search with a checkpoint at every level gives the reference result, and each checkpoint,
+// resumed by the single-process engine (1 and 3 workers) and by 1, 2 and 3 parts, does too;
+// the single-process engine's checkpoints (after every segment, mid-level ones among them)
+// resume on 2 and 3 parts. Reference: issue 30, "Failures".
+func partitionedResume[S any](t *testing.T, name string, m Model[S], props []Property[S], opts Options) {
+	t.Helper()
+	opts.Workers = 1
+	want := Check(m, props, opts)
+	var snaps [][]byte
+	ck := opts
+	ck.CheckpointAt = func(int, int64) bool { return true }
+	ck.Checkpoint = func(s *Snapshot) { snaps = append(snaps, writeSnap(t, s)) }
+	if d := sameResult(partitioned(t, m, props, ck, 3, false), want); d != "" {
+		t.Fatalf("%s: 3 parts with checkpoints: %s", name, d)
+	}
+	if len(snaps) < 2 {
+		t.Fatalf("%s: %d level checkpoints, want some", name, len(snaps))
+	}
+	for i, b := range snaps {
+		for _, w := range []int{1, 3} {
+			o := opts
+			o.Workers, o.Resume = w, readSnap(t, b)
+			if d := sameResult(Check(m, props, o), want); d != "" {
+				t.Errorf("%s: level checkpoint %d of %d (level %d) resumed by one process, %d workers: %s", name, i+1, len(snaps), o.Resume.Depth, w, d)
+			}
+		}
+		for _, w := range []int{1, 2, 3} {
+			o := opts
+			o.Resume = readSnap(t, b)
+			if d := sameResult(partitioned(t, m, props, o, w, false), want); d != "" {
+				t.Errorf("%s: level checkpoint %d of %d (level %d) resumed by %d parts: %s", name, i+1, len(snaps), o.Resume.Depth, w, d)
+			}
+		}
+	}
+	var single [][]byte
+	ck = opts
+	ck.Workers = 2
+	ck.CheckpointAt = func(int, int64) bool { return true }
+	ck.Checkpoint = func(s *Snapshot) { single = append(single, writeSnap(t, s)) }
+	Check(m, props, ck)
+	mid := 0
+	for i, b := range single {
+		for _, w := range []int{2, 3} {
+			o := opts
+			o.Resume = readSnap(t, b)
+			if o.Resume.Queue != o.Resume.Distinct-o.Resume.Expanded || o.Resume.next.n() > 0 {
+				mid++
+			}
+			if d := sameResult(partitioned(t, m, props, o, w, false), want); d != "" {
+				t.Errorf("%s: single-process checkpoint %d of %d (level %d, %d expanded) resumed by %d parts: %s", name, i+1, len(single), o.Resume.Depth, o.Resume.Expanded, w, d)
+			}
+		}
+	}
+	if mid == 0 && len(single) > 2 {
+		t.Errorf("%s: no single-process checkpoint was taken mid-level", name)
+	}
+}
+
+// TestPartitionedResume: level checkpoints of the partitioned search resume on any engine,
+// and the single-process engine's on parts, with the uninterrupted search's verdict, counts,
+// depth and trace.
+func TestPartitionedResume(t *testing.T) {
+	defer small()()
+	step := Property[cstate]{Name: "NoMove23", Kind: ActionProperty,
+		Step: func(from *cstate, a uint64, to *cstate) bool { return a != kMove<<8|2<<4|3 || from.sum() < 3 }}
+	some := Property[cstate]{Name: "SumReaches", Kind: Sometimes, State: func(s *cstate) bool { return s.sum() == 2 }}
+	partitionedResume(t, "ok", counters{N: 4}, []Property[cstate]{sumIs(100), some}, Options{})
+	partitionedResume(t, "invariant", counters{N: 4}, []Property[cstate]{sumIs(9)}, Options{})
+	partitionedResume(t, "step", counters{N: 4}, []Property[cstate]{step}, Options{})
+	partitionedResume(t, "deadlock", counters{N: 3, noDec: true, noMove: true}, nil, Options{Deadlock: true})
+	partitionedResume(t, "max-depth", counters{N: 4}, []Property[cstate]{sumIs(100)}, Options{MaxDepth: 6})
+	partitionedResume(t, "max-states", counters{N: 4}, nil, Options{MaxStates: 400})
+	partitionedResume(t, "symmetry", symCounters{counters{N: 4}}, []Property[cstate]{sumIs(10)}, Options{Symmetry: true})
+	partitionedResume(t, "symmetry, orbits", orbCounters{symCounters{counters{N: 4}}}, nil, Options{Symmetry: true})
+	partitionedResume(t, "symmetry, canonical encoder", encCounters{orbCounters{symCounters{counters{N: 4}}}}, nil, Options{Symmetry: true})
+}
+
+// TestPartitionedLastCheckpoint: a partitioned search that Stop ends takes a last checkpoint
+// at the start of the level it stopped in (CheckpointAt is asked at level 5 before it
+// starts), from which 2 parts end as the search never
+// stopped.
+func TestPartitionedLastCheckpoint(t *testing.T) {
+	defer small()()
+	m, props := counters{N: 4}, []Property[cstate]{sumIs(100)}
+	want := Check(m, props, Options{})
+	stop := make(chan struct{})
+	var snaps [][]byte
+	opts := Options{Stop: stop, Checkpoint: func(s *Snapshot) { snaps = append(snaps, writeSnap(t, s)) },
+		CheckpointAt: func(depth int, expanded int64) bool {
+			if depth == 5 {
+				close(stop)
+			}
+			return false
+		}}
+	got := partitioned(t, m, props, opts, 3, false)
+	if got.Verdict != Incomplete || len(snaps) != 1 {
+		t.Fatalf("stopped: %v %s, %d checkpoints; want incomplete and one", got.Verdict, got.Reason, len(snaps))
+	}
+	s := readSnap(t, snaps[0])
+	if s.Depth != 5 {
+		t.Errorf("the last checkpoint is at level %d, want 5 (the level stopped)", s.Depth)
+	}
+	if d := sameResult(partitioned(t, m, props, Options{Resume: s}, 2, false), want); d != "" {
+		t.Errorf("resumed on 2 parts: %s", d)
 	}
 }
 

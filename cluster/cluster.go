@@ -9,6 +9,13 @@
 //   - Cluster: a coordinator that finds the nodes on a NATS URL, gives each a part of a run and
 //     drives it: kmc check --cluster URL.
 //
+// A search across nodes takes a level checkpoint about every ClusterRun.RollbackEvery (the
+// checker's snapshot, gathered by the coordinator; kept in its temporary folder with a copy
+// in the nodes' JetStream object store); a node lost makes the coordinator go on from it with
+// the nodes left, each attempt an epoch with subjects of its own. The user's --checkpoint and
+// --resume work with --partitions and --cluster as with one process, and their checkpoints
+// are the single-process engine's: any of the three ways resumes any of them.
+//
 // The checker package stays standard-library-only: NATS lives here.
 package cluster
 
@@ -61,6 +68,19 @@ type transport struct {
 	bytes   *atomic.Int64
 	ctx     context.Context // ends the calls under way when the run is given up (nil: never)
 	timeout time.Duration   // of one call (0: callTimeout)
+	observe Observer        // hears of each level (the coordinator's transport; nil: none)
+}
+
+// Observer hears of each level of a search as it ends, with what this process sent and
+// received over NATS so far (with --partitions, every part's messages; with --cluster, the
+// coordinator's: the nodes count theirs until the run ends).
+type Observer func(checker.LevelStats, Wire)
+
+// Level is checker.LevelObserver.
+func (t *transport) Level(ls checker.LevelStats) {
+	if t.observe != nil {
+		t.observe(ls, Wire{Messages: t.msgs.Load(), Bytes: t.bytes.Load()})
+	}
 }
 
 func partSubject(prefix string, i int) string { return prefix + ".p" + strconv.Itoa(i) }
@@ -150,8 +170,8 @@ func partOptions(opts checker.Options, workers int) checker.Options {
 
 // CheckPartitions runs r's search as n parts in this process over an embedded NATS server
 // that opens no socket, and returns the result the single-process engine gives, and what
-// went over NATS.
-func CheckPartitions(r checker.Runnable, opts checker.Options, n int) (checker.Result, Wire, error) {
+// went over NATS; obs, when given, hears of each level.
+func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Observer) (checker.Result, Wire, error) {
 	if n < 1 || n > maxParts {
 		return checker.Result{}, Wire{}, &RefusedError{fmt.Sprintf("--partitions must be 1 to %d (got %d)", maxParts, n)}
 	}
@@ -197,6 +217,10 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int) (checker.R
 		return checker.Result{}, Wire{}, fmt.Errorf("connect coordinator: %w", err)
 	}
 	defer nc.Close()
-	res := pr.CheckPartitioned(opts, n, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes})
+	ct := &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes}
+	if len(obs) > 0 {
+		ct.observe = obs[0]
+	}
+	res := pr.CheckPartitioned(opts, n, ct)
 	return res, Wire{Messages: msgs.Load(), Bytes: bytes.Load()}, nil
 }

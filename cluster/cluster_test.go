@@ -110,3 +110,35 @@ func TestPartitionsRefuseLiveness(t *testing.T) {
 		t.Fatalf("got %v, want a refusal naming liveness", err)
 	}
 }
+
+// TestPartitionsLevels: the observer hears of every level in order, with the distinct states
+// after it adding up to the search's, claims sent, and the bytes over NATS growing.
+func TestPartitionsLevels(t *testing.T) {
+	r, opts := load(t, "../specs/twophase.toml", "fixed", "rms=4")
+	opts.POR = false
+	var levels []checker.LevelStats
+	var wires []Wire
+	res, wire, err := CheckPartitions(r, opts, 3, func(ls checker.LevelStats, w Wire) {
+		levels = append(levels, ls)
+		wires = append(wires, w)
+	})
+	if err != nil || res.Verdict != checker.OK {
+		t.Fatalf("%v %s: %v", res.Verdict, res.Reason, err)
+	}
+	if len(levels) != res.Stats.Depth {
+		t.Fatalf("%d levels reported, the search's depth is %d", len(levels), res.Stats.Depth)
+	}
+	var sum int64
+	for i, ls := range levels {
+		sum += ls.New
+		if ls.Level != i || ls.Distinct != sum || ls.Claims < ls.New || ls.Slowest < 0 || ls.Slowest > 2 {
+			t.Errorf("level %d: %+v (new states so far %d)", i, ls, sum)
+		}
+		if i > 0 && wires[i].Bytes <= wires[i-1].Bytes {
+			t.Errorf("level %d: %d bytes over NATS, not more than the level before's %d", i, wires[i].Bytes, wires[i-1].Bytes)
+		}
+	}
+	if sum != res.Stats.Distinct || wires[len(wires)-1].Bytes > wire.Bytes {
+		t.Errorf("levels add up to %d states and %d bytes; the search has %d and %d", sum, wires[len(wires)-1].Bytes, res.Stats.Distinct, wire.Bytes)
+	}
+}

@@ -144,6 +144,8 @@ type startMsg struct {
 	Sets     []string `json:"sets"`
 	Check    string   `json:"check"`
 	Opts     runOpts  `json:"opts"`
+	// Neighbour, when set, is the check's robustness neighbour to search (kmc suite).
+	Neighbour *specs.Neighbour `json:"neighbour,omitempty"`
 }
 
 // runOpts are the options of a search that shape its result, as the coordinator resolved
@@ -349,8 +351,15 @@ type ClusterRun struct {
 	Spec     []byte
 	Sets     []string
 	Check    string
-	// Log, when set, hears of a node lost and the search started over.
+	// Neighbour, when set, is the check's robustness neighbour to search.
+	Neighbour *specs.Neighbour
+	// Log, when set, hears of a node lost and the search rolled back.
 	Log io.Writer
+	// RollbackEvery is how often to take a level checkpoint to roll back to when a node is
+	// lost (0: DefaultRollbackEvery; negative: at every level).
+	RollbackEvery time.Duration
+	// Observe, when set, hears of each level.
+	Observe Observer
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -375,24 +384,40 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	if err != nil {
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
+	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
+	// so that no message of an attempt given up reaches the next.
+	run := runID()
+	rb := newRollback(nc, run, len(ids), cr.RollbackEvery, cr.Log)
+	defer rb.close()
+	if opts.Resume != nil {
+		rb.store(opts.Resume) // a node lost before the first level checkpoint rolls back to it
+	}
+	opts = rb.wrap(opts)
 	var total Wire
-	for {
-		res, wire, lost, err := runCluster(nc, ids, r, opts, cr)
+	for epoch := 1; ; epoch++ {
+		res, wire, lost, err := runCluster(nc, run+".e"+strconv.Itoa(epoch), ids, r, opts, cr)
 		total.Messages += wire.Messages
 		total.Bytes += wire.Bytes
 		if err != nil || lost == nil || len(ids) == 1 {
 			return res, total, err
 		}
-		// A node was lost: the search starts over with the nodes left, which gives the same
-		// result (it is a deterministic function of the spec and options, whatever the number
-		// of parts). The work done so far is lost: level checkpoints to roll back to are not
-		// taken yet.
+		// A node was lost: the search goes on with the nodes left from the last level
+		// checkpoint (or starts over), which gives the same result: it is a deterministic
+		// function of the checkpoint, whatever the number of parts.
 		left, ferr := findNodes(nc, 0, 0)
 		if ferr != nil {
 			return res, total, nil
 		}
+		opts.Resume = nil
+		from := "starting the search over"
+		if s, err := rb.load(); err != nil {
+			from += " (" + err.Error() + ")"
+		} else if s != nil {
+			opts.Resume = s
+			from = fmt.Sprintf("rolling back to the level checkpoint at level %d (%d distinct states)", s.Depth, s.Distinct)
+		}
 		if cr.Log != nil {
-			fmt.Fprintf(cr.Log, "kmc: %v: starting the search over with %d nodes\n", lost, len(left))
+			fmt.Fprintf(cr.Log, "kmc: %v: %s with %d nodes\n", lost, from, len(left))
 		}
 		ids = left
 	}
@@ -400,10 +425,9 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 
 // runCluster runs one attempt of a search across nodes ids. lost, when not nil, says which
 // node was lost and made the attempt fail.
-func runCluster(nc *nats.Conn, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
-	run := runID()
+func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
-		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts)}
+		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour}
 	var started []string
 	var msgs, byts atomic.Int64
 	// end lets the nodes go and adds what they sent each other to the coordinator's count.
@@ -419,11 +443,22 @@ func runCluster(nc *nats.Conn, ids []string, r checker.Runnable, opts checker.Op
 		started = nil
 	}
 	defer end()
+	// gone says that node id, which did not answer, is lost (it does not answer a ping
+	// either), or nil.
+	gone := func(i int, id string, err error) error {
+		if _, perr := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); perr != nil {
+			return fmt.Errorf("node %s (part %d) is lost: %w", id, i, err)
+		}
+		return nil
+	}
 	for i, id := range ids {
 		s.Part = i
 		b, _ := json.Marshal(s)
 		m, err := nc.Request(nodePrefix+id+".start", b, time.Minute)
 		if err != nil {
+			if lost := gone(i, id, err); lost != nil {
+				return checker.Result{}, Wire{}, lost, nil
+			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("start part %d on node %s: %w", i, id, err)
 		}
 		if len(m.Data) == 0 || m.Data[0] != 0 {
@@ -439,16 +474,26 @@ func runCluster(nc *nats.Conn, ids []string, r checker.Runnable, opts checker.Op
 			err = errors.New(string(m.Data[min(1, len(m.Data)):]))
 		}
 		if err != nil {
+			for i, id := range ids {
+				if lost := gone(i, id, err); lost != nil {
+					return checker.Result{}, Wire{}, lost, nil
+				}
+			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("node %s: %w", id, err)
 		}
 	}
 	if err := awaitParts(nc, "kmc."+run, len(ids)); err != nil {
+		for i, id := range ids {
+			if lost := gone(i, id, err); lost != nil {
+				return checker.Result{}, Wire{}, lost, nil
+			}
+		}
 		return checker.Result{}, Wire{}, nil, err
 	}
 	ctx, lost := context.WithCancelCause(context.Background())
 	defer lost(nil)
 	go watch(ctx, nc, ids, lost)
-	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx})
+	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx, observe: cr.Observe})
 	end()
 	var lostErr error
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
@@ -596,7 +641,13 @@ func (s *startMsg) build(id string) (checker.Runnable, checker.Options, *specs.C
 	if err != nil {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
 	}
-	r, opts, err := spec.Runnable(c)
+	var r checker.Runnable
+	var opts checker.Options
+	if s.Neighbour != nil {
+		r, opts, err = spec.NeighbourRunnable(c, *s.Neighbour)
+	} else {
+		r, opts, err = spec.Runnable(c)
+	}
 	if err != nil {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
 	}

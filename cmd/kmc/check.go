@@ -225,7 +225,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if f.out != "" {
 			o.Out = filepath.Join(f.out, c.Name)
 		}
-		o.Run = f.dist.runner(path, f.sets, out.json, stderr)
+		o.Run = f.dist.runner(path, f.sets, out.json, stderr, out.emit)
 		res, err := app.Check(ctx, spec, c.Name, o)
 		var refused *cluster.RefusedError
 		if errors.As(err, &refused) {

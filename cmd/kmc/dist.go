@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -20,11 +21,13 @@ type distFlags struct {
 	url        string
 	nodes      int
 	token      string
+	rollback   time.Duration
 }
 
 func (d *distFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
 	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
+	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level), kept by this process with a copy in the nodes' JetStream object store, to roll back to when a node is lost")
 	d.addNodes(fs)
 }
 
@@ -79,6 +82,10 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 		return usageError(stderr, "check", "--nodes and --token need --cluster"), false
 	case d.nodes < 0:
 		return usageError(stderr, "check", "--nodes must not be negative (got %d)", d.nodes), false
+	case d.rollback < 0:
+		return usageError(stderr, "check", "--rollback-every must not be negative (got %s)", d.rollback), false
+	case d.url == "" && d.rollback != cluster.DefaultRollbackEvery:
+		return usageError(stderr, "check", "--rollback-every needs --cluster"), false
 	}
 	if d.token == "" {
 		d.token = os.Getenv("KMC_NATS_TOKEN")
@@ -88,7 +95,10 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 
 // runner is app.CheckOptions.Run for these flags, or nil for the single-process engine.
 // After the search it says on stderr what went over NATS.
-func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Writer) func(*specs.Check, checker.Runnable, checker.Options) (checker.Result, error) {
+//
+// Each level's report goes to emit as a JSON event when quiet (--json), else to stderr as a
+// Level line, at most one a second (the last level's always).
+func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Writer, emit func(map[string]any)) func(*specs.Check, checker.Runnable, checker.Options) (checker.Result, error) {
 	if d.partitions == 0 && d.url == "" {
 		return nil
 	}
@@ -97,16 +107,44 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 		var wire cluster.Wire
 		var err error
 		what := ""
+		var last time.Time
+		var held string
+		observe := func(ls checker.LevelStats, w cluster.Wire) {
+			if quiet {
+				if emit != nil {
+					emit(map[string]any{"event": "level", "level": ls.Level, "distinct": ls.Distinct, "new": ls.New,
+						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes,
+						"slowest_part": ls.Slowest, "slowest_expand_seconds": ls.SlowestExpand.Seconds(),
+						"level_seconds": ls.Elapsed.Seconds(), "seconds": ls.Total.Seconds()})
+				}
+				return
+			}
+			held = fmt.Sprintf("Level(%d): %d distinct states (+%d), %d claims, %s over NATS so far, slowest part %d (expanded in %s of the level's %s).\n",
+				ls.Level, ls.Distinct, ls.New, ls.Claims, specs.FormatSize(w.Bytes), ls.Slowest, specs.FormatElapsed(ls.SlowestExpand), specs.FormatElapsed(ls.Elapsed))
+			if time.Since(last) >= time.Second {
+				fmt.Fprint(stderr, held)
+				held, last = "", time.Now()
+			}
+		}
+		defer func() {
+			if held != "" {
+				fmt.Fprint(stderr, held)
+			}
+		}()
 		if d.partitions > 0 {
-			res, wire, err = cluster.CheckPartitions(r, opts, d.partitions)
+			res, wire, err = cluster.CheckPartitions(r, opts, d.partitions, observe)
 			what = fmt.Sprintf("%d partitions in this process", d.partitions)
 		} else {
 			var src []byte
 			if src, err = os.ReadFile(path); err != nil {
 				return res, fmt.Errorf("read spec: %w", err)
 			}
+			every := d.rollback
+			if every == 0 {
+				every = -1 // every level
+			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
-				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr})
+				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every, Observe: observe})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {

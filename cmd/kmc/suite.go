@@ -14,7 +14,7 @@ import (
 	"kmc/specs"
 )
 
-const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE] [--por-compare] [--partitions N]"
+const suiteSynopsis = "kmc suite DIR [--workers N] [--memory SIZE] [--por-compare] [--partitions N | --cluster URL --nodes N]"
 
 const suiteExamples = `  kmc suite specs/
   kmc suite specs/ --workers 1
@@ -26,6 +26,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
 	comparePOR := fs.Bool("por-compare", false, "run each check that the partial-order reduction reduced a second time without it: a difference of verdict, property or trace length, or a trace that does not replay, is a mismatch; prints both counts")
 	partitions := fs.Int("partitions", 0, "run each search as `N` parts over an embedded NATS server that opens no socket (kmc check --partitions); checks with a liveness property run in one process")
+	clusterURL := fs.String("cluster", "", "run each search across the kmc nodes reached at NATS `URL` (kmc check --cluster; needs --nodes); checks with a liveness property run in this process")
+	nodes := fs.Int("nodes", 0, "with --cluster, the `N` nodes each search runs on")
+	token := fs.String("token", "", "with --cluster, the nodes' `TOKEN` (default: $KMC_NATS_TOKEN)")
 	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -35,6 +38,17 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	if *partitions < 0 || *partitions > 256 {
 		return usageError(stderr, "suite", "--partitions must be 0..256 (got %d)", *partitions)
+	}
+	switch {
+	case *clusterURL != "" && *partitions > 0:
+		return usageError(stderr, "suite", "--partitions and --cluster exclude each other")
+	case *clusterURL != "" && (*nodes < 1 || *nodes > 256):
+		return usageError(stderr, "suite", "--cluster needs --nodes 1..256 (got %d)", *nodes)
+	case *clusterURL == "" && (*nodes != 0 || *token != ""):
+		return usageError(stderr, "suite", "--nodes and --token need --cluster")
+	}
+	if *token == "" {
+		*token = os.Getenv("KMC_NATS_TOKEN")
 	}
 	if *workers < 0 || *workers > specs.MaxWorkers {
 		return usageError(stderr, "suite", "--workers must be 0..%d (got %d)", specs.MaxWorkers, *workers)
@@ -74,6 +88,25 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 			return res
 		}
 	}
+	if *clusterURL != "" {
+		o.RunCheck = func(spec *specs.Spec, c *specs.Check, n *specs.Neighbour, r checker.Runnable, opts checker.Options) checker.Result {
+			if checker.PartitionRefusal(r, opts) != "" {
+				single++
+				return r.Check(opts)
+			}
+			src, err := os.ReadFile(spec.Path)
+			if err != nil {
+				return checker.Result{Verdict: checker.Incomplete, Reason: "read spec: " + err.Error()}
+			}
+			res, _, err := cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: *clusterURL, Token: *token, Nodes: *nodes,
+				SpecPath: spec.Path, Spec: src, Check: c.Name, Neighbour: n, Log: stderr})
+			if err != nil {
+				return checker.Result{Verdict: checker.Incomplete, Reason: err.Error()}
+			}
+			parted++
+			return res
+		}
+	}
 	rep, err := app.Suite(ctx, dir, o)
 	if err != nil {
 		var list specs.ErrorList
@@ -89,6 +122,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	t.summary(rep)
 	if *partitions > 0 {
 		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS; %d with a liveness property or the partial-order reduction ran in one process (both run on one machine only).\n", parted, *partitions, single)
+	}
+	if *clusterURL != "" {
+		fmt.Fprintf(stdout, "%d searches ran across %d nodes at %s; %d with a liveness property or the partial-order reduction ran in this process (both run on one machine only).\n", parted, *nodes, *clusterURL, single)
 	}
 	if rep.Mismatches > 0 {
 		if rep.NeighbourMismatches > 0 {

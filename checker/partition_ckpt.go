@@ -1,0 +1,421 @@
+package checker
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Level checkpoints of a partitioned search. A partitioned search writes the single-process
+// engine's snapshot (Snapshot, format snapVersion) at a level boundary: the coordinator
+// gathers the parts' shards of the seen set, their parent links and the next level's
+// encodings, page by page, into a snapshot at the start of that level (Depth: the level to
+// expand, Expanded: its first state, the whole level on the queue, no next level yet) and
+// hands it to Options.Checkpoint. Such a snapshot holds nothing of the number of parts, so
+// the single-process engine resumes it, and so does a partitioned search of any number of
+// parts; a partitioned search also resumes a snapshot the single-process engine took between
+// two segments of a level: the rest of the level is expanded as a level of its own, its
+// successors numbered after the states of the next level found before the snapshot.
+//
+// Resuming, the coordinator takes the snapshot over as the engine does (the same checks of
+// its shape, initial states and frontier), sends each part its shards' fingerprints, keeps
+// the parent links of the snapshot's states to rebuild traces through them, and sends the
+// frontier's states to the parts that expand them.
+//
+// The coordinator holds the whole snapshot while it writes it or sends it out: a checkpoint
+// costs it the memory of the seen set, the links and the frontier (about 12 bytes per state
+// and the frontier's encodings) for that time.
+
+// Sub-kinds of opGather.
+const (
+	gatherSeen   byte = iota + 1 // shard, slot → next slot, fingerprints
+	gatherLinks                  // a, b → parent (u64), position (u32) per state of [a, b)
+	gatherStates                 // k → the k-th piece of the next level's states sent here
+)
+
+// gatherPage is the most fingerprints or links in one reply (2 to 3 MiB).
+const gatherPage = 256 << 10
+
+// seen loads fingerprints of shards this part owns into its seen set (a resumed search).
+func (p *part[S]) seen(r *rd) error {
+	n := int(r.u32())
+	if 8*n != len(r.b) {
+		return errors.New("partitioned search: a list of fingerprints of the wrong length")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for range n {
+		fp := r.u64()
+		if fp == 0 || p.owner(fp) != p.me {
+			return errors.New("partitioned search: part " + strconv.Itoa(p.me) + " was sent a fingerprint of another part's shard")
+		}
+		p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
+	}
+	return r.err
+}
+
+// gather answers the coordinator's gathering of a checkpoint.
+func (p *part[S]) gather(r *rd) ([]byte, error) {
+	var w wr
+	switch r.u8() {
+	case gatherSeen:
+		shard, slot := int(r.u32()), r.u64()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if shard >= fpShards || shard%p.w != p.me {
+			return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " does not own shard " + strconv.Itoa(shard))
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		fps := p.e.set.shards[shard].fps
+		var page []uint64
+		i := slot
+		for ; i < uint64(len(fps)) && len(page) < gatherPage; i++ {
+			if fps[i] != 0 {
+				page = append(page, fps[i])
+			}
+		}
+		if i >= uint64(len(fps)) {
+			i = ^uint64(0)
+		}
+		w.u64(i)
+		w.u32(uint32(len(page)))
+		for _, fp := range page {
+			w.u64(fp)
+		}
+		return w.b, nil
+	case gatherLinks:
+		a, b := r.u64(), r.u64()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if b < a || b-a > gatherPage {
+			return nil, errors.New("partitioned search: a request for links of a bad range")
+		}
+		for _, l := range p.links {
+			if a >= l.start && b <= l.start+uint64(len(l.parent)) {
+				for k := a - l.start; k < b-l.start; k++ {
+					w.u64(l.parent[k])
+					w.u32(uint32(l.pos[k]))
+				}
+				return w.b, nil
+			}
+		}
+		return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " did not commit states " + strconv.FormatUint(a, 10) + ".." + strconv.FormatUint(b, 10))
+	case gatherStates:
+		k := int(r.u32())
+		if r.err != nil {
+			return nil, r.err
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		slices.SortFunc(p.inbox, func(x, y xferPiece) int { return cmpU64(x.start, y.start) })
+		if k >= len(p.inbox) {
+			return nil, nil
+		}
+		w.u64(p.inbox[k].start)
+		w.b = append(w.b, p.inbox[k].encs...)
+		return w.b, nil
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return nil, errors.New("partitioned search: an unknown request of a checkpoint")
+}
+
+func cmpU64(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// resumedState is what the coordinator keeps of a snapshot it resumed: the parent links of
+// its states (the parts link only the states they commit), and the counts the parts add to.
+type resumedState struct {
+	links   parentLinks
+	orbits  int64
+	someHit []bool
+	// cur: the rest of the level to expand first; next: the states of the next level
+	// found before the snapshot, which come before the level's own new states.
+	cur, next frontier
+	qx        int64 // states truncated at the depth bound
+	best      violation
+	depth     int
+	gen       int64
+	distinct  uint64
+}
+
+// resume takes snapshot s over (checked as the engine checks it), sends the parts their
+// fingerprints, and returns what the coordinator keeps.
+func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
+	e := c.e
+	rs := &resumedState{}
+	var p searchPos
+	if why := e.restore(s, &rs.cur, &rs.next, &p); why != "" {
+		return nil, why, nil
+	}
+	rs.links, e.links = e.links, parentLinks{}
+	rs.orbits, rs.qx, rs.best, rs.depth = e.orbits, p.queueExtra, p.best, p.depth
+	rs.gen, rs.distinct = e.generated, uint64(e.distinct)
+	for i := range e.someHit {
+		rs.someHit = append(rs.someHit, e.someHit[i].Load())
+	}
+	// Each part gets its shards' fingerprints; the coordinator lets the set go.
+	out := make([][]uint64, c.w)
+	send := func(o int) error {
+		if len(out[o]) == 0 {
+			return nil
+		}
+		w := wr{b: make([]byte, 0, 5+8*len(out[o]))}
+		w.b = append(w.b, opSeen)
+		w.u32(uint32(len(out[o])))
+		for _, fp := range out[o] {
+			w.u64(fp)
+		}
+		out[o] = out[o][:0]
+		_, err := c.t.Call(o, w.b)
+		return err
+	}
+	for i := range e.set.shards {
+		o := i % c.w
+		for _, fp := range e.set.shards[i].fps {
+			if fp == 0 {
+				continue
+			}
+			out[o] = append(out[o], fp)
+			if len(out[o]) >= gatherPage {
+				if err := send(o); err != nil {
+					return nil, "", err
+				}
+			}
+		}
+		e.set.shards[i] = fpShard{}
+	}
+	for o := range out {
+		if err := send(o); err != nil {
+			return nil, "", err
+		}
+	}
+	return rs, "", nil
+}
+
+// sendStates sends the states of f, indices [f.base, f.base+f.n()), to the parts whose
+// ranges hold them.
+func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
+	var w wr
+	flush := func(to int) error {
+		if len(w.b) <= 9 {
+			return nil
+		}
+		_, err := c.t.Call(to, w.b)
+		return err
+	}
+	to := -1
+	var err error
+	ferr := f.each(0, func(k int, enc []byte) {
+		idx := uint64(f.base) + uint64(k)
+		if err != nil {
+			return
+		}
+		o := to
+		for o < 0 || idx >= ranges[o].b {
+			o++
+		}
+		if o != to || len(w.b) >= xferBytes {
+			if to >= 0 {
+				if err = flush(to); err != nil {
+					return
+				}
+			}
+			to = o
+			w = wr{b: []byte{opXfer}}
+			w.u64(idx)
+		}
+		w.b = appendUvarint(w.b, uint64(len(enc)))
+		w.b = append(w.b, enc...)
+	})
+	if err == nil && to >= 0 {
+		err = flush(to)
+	}
+	if ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// checkpointLevel hands Options.Checkpoint the snapshot of the search at the start of level
+// depth, whose states are [base, distinct) and sit in the parts' inboxes.
+func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, generated int64, rs *resumedState) error {
+	e := c.e
+	s := &Snapshot{Depth: depth, Generated: generated, Distinct: int64(distinct), Expanded: int64(base),
+		Queue: int64(distinct - base), Elapsed: time.Since(e.start), shape: e.shape(), view: true,
+		set: &fpSet{}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{}}
+	// The seen set, shard by shard from its owner.
+	for i := range s.set.shards {
+		var fps []uint64
+		for slot := uint64(0); slot != ^uint64(0); {
+			w := wr{b: []byte{opGather, gatherSeen}}
+			w.u32(uint32(i))
+			w.u64(slot)
+			b, err := c.t.Call(i%c.w, w.b)
+			if err != nil {
+				return err
+			}
+			r := &rd{b: b}
+			slot = r.u64()
+			n := int(r.u32())
+			if 8*n != len(r.b) {
+				return errors.New("a page of fingerprints of the wrong length")
+			}
+			for range n {
+				fps = append(fps, r.u64())
+			}
+		}
+		if !slices.IsSorted(fps) {
+			return errors.New("part " + strconv.Itoa(i%c.w) + " sent shard " + strconv.Itoa(i) + " out of order")
+		}
+		s.set.shards[i].load(fps, nil)
+	}
+	// The parent links: the resumed snapshot's, then each level's, part by part.
+	l := s.links
+	l.reserve(int(distinct))
+	if rs != nil {
+		n := rs.links.len()
+		var ps []uint32
+		for lo := 0; lo < n; lo += 4096 {
+			hi := min(lo+4096, n)
+			ps = rs.links.parents(lo, hi, ps[:0])
+			for k, pa := range ps {
+				l.add(pa, rs.links.position(uint32(lo+k)))
+			}
+		}
+	}
+	for _, lv := range c.who {
+		for i, rg := range lv {
+			for a := rg.a; a < rg.b; {
+				b := min(rg.b, a+gatherPage)
+				w := wr{b: []byte{opGather, gatherLinks}}
+				w.u64(a)
+				w.u64(b)
+				rep, err := c.t.Call(i, w.b)
+				if err != nil {
+					return err
+				}
+				if uint64(len(rep)) != 12*(b-a) {
+					return errors.New("part " + strconv.Itoa(i) + " sent a page of links of the wrong length")
+				}
+				r := &rd{b: rep}
+				for range b - a {
+					pa, pos := r.u64(), r.u32()
+					if pa == noParent {
+						l.add(noIndex, uint16(pos))
+					} else {
+						l.add(uint32(pa), uint16(pos))
+					}
+				}
+				a = b
+			}
+		}
+	}
+	if uint64(l.len()) != distinct {
+		return errors.New("gathered " + strconv.Itoa(l.len()) + " parent links for " + strconv.FormatUint(distinct, 10) + " states")
+	}
+	// The level's states, from the parts' inboxes in order.
+	s.cur.reset(uint32(base))
+	at := base
+	for i := range c.w {
+		for k := 0; ; k++ {
+			w := wr{b: []byte{opGather, gatherStates}}
+			w.u32(uint32(k))
+			rep, err := c.t.Call(i, w.b)
+			if err != nil {
+				return err
+			}
+			if len(rep) == 0 {
+				break
+			}
+			r := &rd{b: rep}
+			start := r.u64()
+			if start != at {
+				return errors.New("part " + strconv.Itoa(i) + " holds states from " + strconv.FormatUint(start, 10) + ", want " + strconv.FormatUint(at, 10))
+			}
+			n, err := eachUvarint(r.b, func(enc []byte) { s.cur.add(enc) })
+			if err != nil {
+				return err
+			}
+			at += n
+		}
+	}
+	if at != distinct {
+		return errors.New("gathered the level's states up to " + strconv.FormatUint(at, 10) + ", not " + strconv.FormatUint(distinct, 10))
+	}
+	s.next.reset(uint32(distinct))
+	// The class sizes so far and the Sometimes properties witnessed.
+	reps, err := c.all(func(int) []byte { return []byte{opFinish} })
+	if err != nil {
+		return err
+	}
+	hit, orbits, err := c.finishes(reps)
+	if err != nil {
+		return err
+	}
+	if rs != nil {
+		orbits += rs.orbits
+		for j, h := range rs.someHit {
+			hit[j] = hit[j] || h
+		}
+	}
+	s.orbits, s.someHit = orbits, hit
+	if e.sym == nil {
+		s.orbits = 0
+	}
+	e.opts.Checkpoint(s)
+	s.done = true
+	c.ckptLevel = depth
+	e.lastCkpt = time.Now()
+	return nil
+}
+
+// finishes adds up the parts' replies to opFinish: the Sometimes properties witnessed and the
+// class sizes counted.
+func (c *coordinator[S]) finishes(reps [][]byte) ([]bool, int64, error) {
+	hit := make([]bool, len(c.e.some))
+	var orbits int64
+	for _, b := range reps {
+		r := &rd{b: b}
+		n := int(r.u32())
+		for j := range n {
+			if r.u8() == 1 && j < len(hit) {
+				hit[j] = true
+			}
+		}
+		orbits += int64(r.u64())
+		if r.err != nil {
+			return nil, 0, r.err
+		}
+	}
+	return hit, orbits, nil
+}
+
+// eachUvarint calls fn with each encoding of b (each a uvarint length and its bytes) and
+// returns their number.
+func eachUvarint(b []byte, fn func(enc []byte)) (uint64, error) {
+	var n uint64
+	for len(b) > 0 {
+		k, m := binary.Uvarint(b)
+		if m <= 0 || uint64(len(b)-m) < k {
+			return n, errors.New("partitioned search: a malformed transfer of states")
+		}
+		fn(b[m : m+int(k)])
+		b = b[m+int(k):]
+		n++
+	}
+	return n, nil
+}
