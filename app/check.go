@@ -203,5 +203,6 @@ func fairness(r checker.Runnable, opts checker.Options) *Fairness {
 // info (title, spec and check filled in here) for the HTML report.
 func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, info traces.ReportInfo, opts traces.WriteOptions) (traces.Written, error) {
 	info.Title, info.Spec, info.Check = spec.Path+", check "+c.Name, spec.Path, c.Name
+	opts.Config = RunConfig(spec, c)
 	return traces.WriteAll(dir, t, info, opts)
 }

@@ -273,7 +273,7 @@ func runPoint(ctx context.Context, path string, src []byte, sets []string, axes 
 		p.Verdict, p.Reason = Invalid, Reason(err)
 		return p
 	}
-	spec, err := specs.Parse(path, src, all)
+	spec, err := specs.ParseCheck(path, src, all, name)
 	if err != nil {
 		return invalid(err)
 	}

@@ -158,7 +158,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
-	spec, code := loadSpec(path, f.sets, stderr)
+	spec, code := loadSpec(path, f.sets, f.check, stderr)
 	if spec == nil {
 		return code
 	}
@@ -353,14 +353,15 @@ func (o *checkOutput) interrupted(cmd string, result int, cut bool, notRun []str
 	return result
 }
 
-// loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
-func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
+// loadSpec loads a spec for a run of the check called check (every check when ""; see
+// specs.LoadCheck), printing its errors (exit 2) or an I/O failure (exit 1).
+func loadSpec(path string, sets []string, check string, stderr io.Writer) (*specs.Spec, int) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		fmt.Fprintf(stderr, "kmc: %s is a folder, not a spec file\n", path)
 		hint(stderr, "to run every spec under it: kmc suite "+path+"; to run one: kmc check "+filepath.Join(path, "NAME.toml"))
 		return nil, exitUsage
 	}
-	spec, err := specs.Load(path, sets)
+	spec, err := specs.LoadCheck(path, sets, check)
 	if err == nil {
 		return spec, exitOK
 	}

@@ -111,7 +111,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
-	spec, code := loadSpec(path, f.sets, stderr)
+	spec, code := loadSpec(path, f.sets, f.check, stderr)
 	if spec == nil {
 		return code
 	}

@@ -53,7 +53,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	*sets = withFixes(*sets, *fixes)
-	spec, code := loadSpec(path, *sets, stderr)
+	spec, code := loadSpec(path, *sets, *check, stderr)
 	if spec == nil {
 		return code
 	}
