@@ -460,7 +460,7 @@ func (o *checkOutput) start(e app.CheckStarted) {
 		o.emit(ev)
 		return
 	}
-	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))
+	printWrapped(o.w, fmt.Sprintf("Checking %s, check %s: model %s, %s", spec.Path, c.Name, spec.Model, app.Config(spec, c)))
 	workers := "1 worker"
 	if opts.Workers != 1 {
 		workers = strconv.Itoa(opts.Workers) + " workers"
@@ -798,5 +798,13 @@ func printCoverage(w io.Writer, cov []checker.KindCoverage) {
 	}
 	if len(never) > 0 {
 		fmt.Fprintln(w, wrap("Never taken at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
+	}
+}
+
+// printWrapped prints text wrapped at 100 columns, its later lines indented by two spaces,
+// as kmc prints its long lines.
+func printWrapped(w io.Writer, text string) {
+	for _, line := range traces.WrapWords(text, 100, "  ") {
+		fmt.Fprintln(w, line)
 	}
 }
