@@ -111,13 +111,16 @@ func (s *Spec) Resolve(c *Check) Resolved {
 	return r
 }
 
-// JSON is r's JSON form, compact and deterministic.
+// JSON is r's JSON form, compact and deterministic, with < > & as they are (an
+// invariant's expression reads as written).
 func (r Resolved) JSON() []byte {
-	b, err := json.Marshal(r)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
 		panic("specs: Resolved does not marshal: " + err.Error()) // strings, numbers, bools only
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // MaxResolvedBytes is the largest #meta.kmc::config FromResolved reads, the limit of a spec

@@ -204,3 +204,43 @@ func CheckNamesOf(s *Spec) []string {
 	}
 	return out
 }
+
+// TestResolvedEveryKey: limits, options, fairness and invariants (a file's and a
+// --invariant's) survive the round trip, as the spec files in the tree (which set few of
+// them) cannot show.
+func TestResolvedEveryKey(t *testing.T) {
+	src := strings.Replace(goodSpec, "deadlock = false", "deadlock = true\nsymmetry = true", 1) +
+		"\n[invariants]\nsome = \"size(rmState) > 0\"\n"
+	s, err := Parse("f.toml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddInvariant(`size(msgs) >= 0`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Checks {
+		c := &s.Checks[i]
+		r := s.Resolve(c)
+		for _, want := range []string{`"fairness":{"TMCommit":"strong"}`, `"invariants":{"inv1":"size(msgs) >= 0","some":"size(rmState) > 0"}`,
+			`"limits":{"max_states":1000,"memory":1610612736,"time":"10m0s"}`, `"options":{"deadlock":true,"symmetry":true}`} {
+			if !strings.Contains(string(r.JSON()), want) {
+				t.Errorf("check %s: no %s in %s", c.Name, want, r.JSON())
+			}
+		}
+		back, err := ParseResolved(r.JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := FromResolved(back, "t", "", nil)
+		if err != nil {
+			t.Fatalf("check %s: %v", c.Name, err)
+		}
+		if d := r.Diff(rs.Resolve(&rs.Checks[0])); d != nil {
+			t.Errorf("check %s: rebuilt otherwise: %v", c.Name, d)
+		}
+		if rs.Options.Time != s.Options.Time || rs.Options.MemoryBytes != s.Options.MemoryBytes || !rs.Options.Symmetry ||
+			!rs.Options.Deadlock || len(rs.Fairness) != 1 || len(rs.Checks[0].Config.Exprs) != 2 {
+			t.Errorf("check %s: rebuilt options %+v, fairness %v", c.Name, rs.Options, rs.Fairness)
+		}
+	}
+}

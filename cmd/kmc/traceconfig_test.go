@@ -236,6 +236,8 @@ func TestReplayBadRecordedConfig(t *testing.T) {
 		{"unknown key", `"model":"twophase"`, `"model":"twophase","colour":"blue"`, `#meta.kmc::config: json: unknown field "colour"`},
 		{"not an object", `"kmc::config": {`, `"kmc::config": [{`, "#meta.kmc::config: want an object"},
 		{"unknown switch", `"fixes":[]`, `"fixes":["Nope"]`, `unknown switch "Nope"`},
+		{"escapes", `"check":"buggy"`, `"check":"b\u001b[31mred"`, `the trace records check b\x1b[31mred only`},
+		{"escapes in a value", `"rms":3`, `"rms":"\u001b[2J"`, `constants.rms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			edited := strings.Replace(string(data), tc.from, tc.to, 1)
@@ -250,7 +252,7 @@ func TestReplayBadRecordedConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, out, errs := runCLI("replay", path)
-			if code != exitUsage || !strings.Contains(errs, tc.want) || !strings.Contains(errs, path) {
+			if code != exitUsage || !strings.Contains(errs, tc.want) || !strings.Contains(errs, path) || strings.ContainsRune(out+errs, 0x1b) {
 				t.Errorf("got exit %d, want 2 and %q\n%s%s", code, tc.want, out, errs)
 			}
 		})

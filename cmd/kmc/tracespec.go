@@ -39,7 +39,7 @@ func resolveTraceSpec(cmd, path string, meta traces.ITFOptions, specPath string,
 	if c := meta.Config; c != nil && len(c.Resolved) > 0 {
 		r, err := specs.ParseResolved(c.Resolved)
 		if err != nil {
-			fmt.Fprintf(stderr, "kmc: %s: %s: #meta.kmc::config: %v\n", cmd, traces.Visible(path), err)
+			fmt.Fprintf(stderr, "kmc: %s: %s: #meta.kmc::config: %s\n", cmd, traces.Visible(path), traces.Visible(err.Error()))
 			hint(stderr, "pass --spec to replay the trace against a spec file instead")
 			return nil, exitUsage
 		}
@@ -53,13 +53,13 @@ func resolveTraceSpec(cmd, path string, meta traces.ITFOptions, specPath string,
 			return nil, usageError(stderr, cmd, "--spec is required: %s records no configuration (a trace of an earlier kmc or of another tool)", traces.Visible(path))
 		}
 		if ts.check != recorded.Check {
-			fmt.Fprintf(stderr, "kmc: %s: %s: check %s: the trace records check %s only\n", cmd, ts.from, ts.check, recorded.Check)
+			fmt.Fprintf(stderr, "kmc: %s: %s: %s: check %s: the trace records check %s only\n", cmd, traces.Visible(path), ts.from, traces.Visible(ts.check), traces.Visible(recorded.Check))
 			hint(stderr, "pass --spec FILE to replay it under another check of a spec file")
 			return nil, exitUsage
 		}
 		spec, err := specs.FromResolved(*recorded, traces.Visible(path)+": #meta.kmc::config", meta.Source, sets)
 		if err != nil {
-			fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, err)
+			fmt.Fprintf(stderr, "kmc: %s: %s\n", cmd, traces.Visible(err.Error()))
 			if len(sets) > 0 {
 				hint(stderr, "run 'kmc list' for the models' constants, switches and properties")
 			} else {
@@ -84,7 +84,7 @@ func resolveTraceSpec(cmd, path string, meta traces.ITFOptions, specPath string,
 	}
 	ts.spec, ts.against = spec, specPath
 	if fromTrace {
-		ts.against += " with the trace's --set " + strings.Join(use, " --set ")
+		ts.against += " with the trace's --set " + traces.Visible(strings.Join(use, " --set "))
 	}
 	if recorded == nil {
 		return ts, exitOK
@@ -103,7 +103,7 @@ func resolveTraceSpec(cmd, path string, meta traces.ITFOptions, specPath string,
 	}
 	fmt.Fprintf(stderr, "kmc: %s: note: %s, check %s, is not the configuration the trace was made with:\n", cmd, ts.against, c.Name)
 	for _, d := range diff {
-		fmt.Fprintf(stderr, "  %s: %s in the trace, %s here\n", d.Key, d.A, d.B)
+		fmt.Fprintf(stderr, "  %s\n", traces.Visible(d.Key+": "+d.A+" in the trace, "+d.B+" here"))
 	}
 	if meta.Config.SpecSHA256 != "" && spec.SHA256 != meta.Config.SpecSHA256 {
 		fmt.Fprintf(stderr, "  (%s has changed since the trace was made: its SHA-256 is not the one the trace records)\n", specPath)
@@ -125,7 +125,7 @@ func recordedOrigin(meta traces.ITFOptions, sets []string) string {
 	if len(parts) == 0 {
 		parts = append(parts, "no spec file named")
 	}
-	out := strings.Join(parts, ", ")
+	out := traces.Visible(strings.Join(parts, ", "))
 	if len(sets) > 0 {
 		out += "; now with --set " + strings.Join(sets, " --set ")
 	}

@@ -69,7 +69,7 @@ func TestWhyUsage(t *testing.T) {
 	}{
 		{"no trace", []string{"--spec", kafka14154}, []string{"kmc: why: want one trace file (got 0 arguments)"}},
 		{"no spec", []string{noConfig}, []string{"kmc: why: --spec is required: " + noConfig + " records no configuration"}},
-		{"no spec, other check", []string{trace, "--check", "fixed"}, []string{"kmc: why: --check: check fixed: the trace records check buggy only"}},
+		{"no spec, other check", []string{trace, "--check", "fixed"}, []string{"kmc: why: " + trace + ": --check: check fixed: the trace records check buggy only"}},
 		{"format", []string{trace, "--spec", kafka14154, "--format", "xml"}, []string{`--format must be text or json (got "xml")`}},
 		{"time", []string{trace, "--spec", kafka14154, "--max-time-per-point", "soon"}, []string{`--max-time-per-point: want a duration`}},
 		{"flag typo", []string{trace, "--spec", kafka14154, "--no-chek"}, []string{"unknown flag: --no-chek; did you mean --no-check?"}},
