@@ -114,7 +114,7 @@ demo: build
 	@status=0; ./$(KMC) check $(DEMO_SPEC) --check $(DEMO_CHECK) --out $(DEMO_OUT) || status=$$?; \
 	if [ $$status -ne 12 ] && [ $$status -ne 13 ]; then \
 		echo "demo: expected a counterexample (exit 12 or 13), got exit $$status"; exit 1; fi; \
-	echo "demo: the counterexample is under $(DEMO_OUT)/$(DEMO_CHECK)/"
+	echo "demo: the counterexample is under $(DEMO_OUT)/$(DEMO_CHECK)/; open $(DEMO_OUT)/$(DEMO_CHECK)/report.html in a browser"
 
 # Kafka's own classes replay kmc's counterexamples (conformance/suite.txt) and a fixed-seed sample
 # of random walks per release (kmc conform; needs java 17+ and mvn; Maven's downloads show).

@@ -206,5 +206,6 @@ func writeTrace(dir string, spec *specs.Spec, c *specs.Check, t *checker.Trace, 
 	if opts.Params == nil && spec.Family.Params != nil {
 		opts.Params = spec.Family.Params
 	}
+	opts.Config = RunConfig(spec, c)
 	return traces.WriteAll(dir, t, info, opts)
 }

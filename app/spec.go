@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"kmc/specs"
+	"kmc/traces"
 )
 
 // What the operations share over a loaded spec: picking a check, a parameter's value as a
@@ -48,7 +49,7 @@ func ParamValue(p specs.Param, v int) string {
 }
 
 // Config is check c's configuration on one line: its constants and fault budgets, the
-// fixes, and the guards turned off ("rms=3 fixes=CommitAfterAllPrepared").
+// fixes, the fixes taken out, and the guards turned off ("rms=3 fixes=CommitAfterAllPrepared").
 func Config(spec *specs.Spec, c *specs.Check) string {
 	var parts []string
 	for _, s := range settings(spec, c) {
@@ -59,6 +60,9 @@ func Config(spec *specs.Spec, c *specs.Check) string {
 		fixes = strings.Join(c.Fixes, ",")
 	}
 	parts = append(parts, "fixes="+fixes)
+	if len(c.Without) > 0 {
+		parts = append(parts, "without="+strings.Join(c.Without, ","))
+	}
 	if len(c.Mutate) > 0 {
 		parts = append(parts, "mutate="+strings.Join(c.Mutate, ","))
 	}
@@ -85,4 +89,11 @@ func settings(spec *specs.Spec, c *specs.Check) []setting {
 		}
 	}
 	return out
+}
+
+// RunConfig is the configuration check c of spec runs with, as a trace records it
+// (traces.RunConfig): the spec file's SHA-256, the --set overrides as given, and the check
+// resolved (specs.Resolved).
+func RunConfig(spec *specs.Spec, c *specs.Check) *traces.RunConfig {
+	return &traces.RunConfig{SpecSHA256: spec.SHA256, Sets: spec.Sets, Resolved: spec.Resolve(c).JSON()}
 }

@@ -47,10 +47,23 @@ type Point struct {
 	Depth    int // specs.ResultDepth
 	Elapsed  time.Duration
 	Differs  bool // the outcome differs from a grid neighbour's
+	// Vacuous says why a point whose search found no violation tested little (only one
+	// distinct state, a property whose condition never held, a fault budget never spent, a
+	// fix that never fired: specs.Spec.Vacuity and BranchVacuity); nil when it did not.
+	Vacuous []string
 }
 
 // Outcome is the point's verdict with its violated property (specs.Outcome).
 func (p *Point) Outcome() string { return specs.Outcome(p.Verdict, p.Property) }
+
+// Shown is Outcome, with " (vacuous)" for a vacuous point: what the table prints and
+// what grid neighbours are compared by.
+func (p *Point) Shown() string {
+	if len(p.Vacuous) > 0 {
+		return p.Outcome() + " (vacuous)"
+	}
+	return p.Outcome()
+}
 
 // SweepResult is what Sweep found.
 type SweepResult struct {
@@ -59,7 +72,9 @@ type SweepResult struct {
 	Points []Point // in grid order; fewer than Total when interrupted
 	Total  int
 	// Smallest is the index in Points of the point with the fewest distinct states whose
-	// outcome is the one the check expects (the first on a tie), or -1.
+	// outcome is the one the check expects and that is not vacuous (unless the check pins
+	// vacuous = true), the first on a tie; or -1. A vacuous point is never recommended: it
+	// passes because it tests nothing (one state, a condition that never held).
 	Smallest    int
 	Interrupted bool
 }
@@ -273,7 +288,7 @@ func runPoint(ctx context.Context, path string, src []byte, sets []string, axes 
 		p.Verdict, p.Reason = Invalid, Reason(err)
 		return p
 	}
-	spec, err := specs.Parse(path, src, all)
+	spec, err := specs.ParseCheck(path, src, all, name)
 	if err != nil {
 		return invalid(err)
 	}
@@ -281,10 +296,21 @@ func runPoint(ctx context.Context, path string, src []byte, sets []string, axes 
 	if !ok {
 		return invalid(fmt.Errorf("no check %q", name))
 	}
-	res, err := s.run(ctx, spec, c, nil)
+	r, opts, err := runnable(spec, c, nil)
 	if err != nil {
 		return invalid(err)
 	}
+	opts = s.options(opts)
+	opts.Stop = ctx.Done()
+	opts.Vacuity = true
+	restore := withMemoryLimit(opts.MemoryBytes)
+	res, _ := interrupted(ctx, r.Check(opts))
+	restore()
+	var branches []specs.BranchCount
+	if bc, ok := r.(specs.BranchCounter); ok {
+		branches = bc.Branches()
+	}
+	p.Vacuous = append(spec.Vacuity(c.Config, res), spec.BranchVacuity(c.Config, res, branches)...)
 	p.Verdict, p.Property, p.Reason = res.Verdict, res.Property, res.Reason
 	p.Distinct, p.Depth, p.Elapsed = res.Stats.Distinct, specs.ResultDepth(res), res.Stats.Elapsed
 	return p
@@ -309,7 +335,7 @@ func markNeighbours(axes []Axis, points []Point) {
 				if x < 0 || x >= len(axes[k].Values) || j >= len(points) {
 					continue
 				}
-				if points[j].Outcome() != p.Outcome() {
+				if points[j].Shown() != p.Shown() {
 					p.Differs = true
 				}
 			}
@@ -318,13 +344,16 @@ func markNeighbours(axes []Axis, points []Point) {
 }
 
 // smallestExpected is the index of the point with the fewest distinct states whose
-// verdict and property are what check c expects (the first such in grid order on a tie),
-// or -1.
+// verdict and property are what check c expects and which is not vacuous unless c pins
+// vacuous = true (the first such in grid order on a tie), or -1.
 func smallestExpected(c *specs.Check, points []Point) int {
 	best := -1
 	for i := range points {
 		p := &points[i]
 		if p.Verdict != c.Expect || (c.Expect == checker.Violated && p.Property != c.Property) {
+			continue
+		}
+		if len(p.Vacuous) > 0 && !(c.PinVacuous && c.WantVacuous) {
 			continue
 		}
 		if best < 0 || p.Distinct < points[best].Distinct {

@@ -633,7 +633,7 @@ func (s *startMsg) build(id string) (checker.Runnable, checker.Options, *specs.C
 	if sha(s.Spec) != s.SpecSHA {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s refuses run %s: the spec's SHA-256 is not %s", id, s.Run, s.SpecSHA)
 	}
-	spec, err := specs.Parse(s.SpecPath, s.Spec, s.Sets)
+	spec, err := specs.ParseCheck(s.SpecPath, s.Spec, s.Sets, s.Check)
 	if err != nil {
 		return nil, checker.Options{}, nil, fmt.Errorf("node %s: %w", id, err)
 	}

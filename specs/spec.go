@@ -4,11 +4,14 @@
 package specs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +54,12 @@ type Spec struct {
 	SymmetrySet bool
 	Fairness    []FairnessSetting // from [fairness], sorted by kind
 	Checks      []Check
-	kindNames   []string // the model's kinds of action, built on demand (kinds)
+	// Sets are the --set overrides the spec was loaded with, as given (kmc check's --fix
+	// NAME is fixes+=NAME); SHA256 is the hex SHA-256 of the file's bytes. A trace records
+	// both (traces.RunConfig).
+	Sets      []string
+	SHA256    string
+	kindNames []string // the model's kinds of action, built on demand (kinds)
 	// invariants are the [invariants] table's, in name order; each check's Config.Exprs
 	// holds them.
 	invariants []ExprProperty
@@ -214,6 +222,14 @@ func (l ErrorList) onePerFlag(path string) ErrorList {
 // so does a path that is not a regular file (a folder, a device) or a file larger than
 // MaxSpecBytes. A file that cannot be opened or read is another error.
 func Load(path string, sets []string) (*Spec, error) {
+	return LoadCheck(path, sets, "")
+}
+
+// LoadCheck is Load for a run of the one check called check (all of them when ""): a
+// --set that makes another check of the file invalid (version=4.0 where another check's
+// fixes name a fix that release has already) is no error, and that check is left out of
+// the spec. The file itself must still be valid, every check of it.
+func LoadCheck(path string, sets []string, check string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load spec: %w", err)
@@ -239,11 +255,16 @@ func Load(path string, sets []string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load spec: %w", err)
 	}
-	return Parse(path, src, sets)
+	return ParseCheck(path, src, sets, check)
 }
 
 // Parse validates the spec text src, read from path, with --set overrides applied.
 func Parse(path string, src []byte, sets []string) (*Spec, error) {
+	return ParseCheck(path, src, sets, "")
+}
+
+// ParseCheck is Parse for a run of the one check called check, as LoadCheck is Load.
+func ParseCheck(path string, src []byte, sets []string, check string) (*Spec, error) {
 	if len(src) > MaxSpecBytes {
 		return nil, ErrorList{{Pos: Pos{path, 1, 1}, Problem: "larger than 1 MiB: spec files are small"}}
 	}
@@ -251,6 +272,15 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 		return nil, ErrorList{e}
 	}
 	v := &validator{path: path, lines: strings.Split(string(src), "\n"), pos: scanPositions(path, string(src))}
+	var base *Spec // the file without the overrides, when they apply
+	if len(sets) > 0 {
+		base, _ = Parse(path, src, nil)
+		if base != nil && check != "" {
+			if _, ok := base.CheckByName(check); ok {
+				v.only = check
+			}
+		}
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError
@@ -265,12 +295,10 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 		return nil, v.errs
 	}
 	s := v.spec(raw, sets)
-	if len(v.errs) == 0 && len(sets) > 0 {
-		if base, err := Parse(path, src, nil); err == nil {
-			for i := range s.Checks {
-				if i < len(base.Checks) && !sameModel(s.Checks[i].Config, base.Checks[i].Config) {
-					s.Checks[i].Overridden = true
-				}
+	if len(v.errs) == 0 && base != nil {
+		for i := range s.Checks {
+			if b, ok := base.CheckByName(s.Checks[i].Name); ok && !sameModel(s.Checks[i].Config, b.Config) {
+				s.Checks[i].Overridden = true
 			}
 		}
 	}
@@ -289,10 +317,16 @@ func Parse(path string, src []byte, sets []string) (*Spec, error) {
 	if err := s.valid(); err != nil {
 		return nil, fmt.Errorf("specs: internal: %s: %w", path, err)
 	}
+	s.Sets = slices.Clone(sets)
+	sum := sha256.Sum256(src)
+	s.SHA256 = hex.EncodeToString(sum[:])
 	return s, nil
 }
 
 type validator struct {
+	// only, when not "", is the one check a run needs: the errors a --set causes in the
+	// file's other checks are dropped with those checks (dropOthers).
+	only  string
 	path  string
 	lines []string // of the source, for positions inside arrays
 	pos   map[string]keyPos
@@ -578,7 +612,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 
 	model, _ := v.str(raw, "", "model", true)
 	fam, famOK := FamilyByName(model)
-	if _, has := raw["model"]; has && model != "" && !famOK {
+	if _, isStr := raw["model"].(string); isStr && !famOK { // model = "" too
 		var names []string
 		for _, f := range Families() {
 			names = append(names, f.Name)
@@ -726,6 +760,7 @@ func (v *validator) spec(raw map[string]any, sets []string) *Spec {
 
 	v.checks(s, raw, base)
 	v.crossCheck(s)
+	v.dropOthers(s)
 	if famOK {
 		s.resolveView()
 	}
@@ -912,6 +947,33 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 		}
 		s.Checks = append(s.Checks, ck)
 	}
+}
+
+// dropOthers, for a run of the one check v.only, drops the errors in the other checks
+// (keys check[i] and check[i].*) and, when there were any, those checks: the file without
+// the overrides is valid (ParseCheck sets only then), so the overrides caused them.
+func (v *validator) dropOthers(s *Spec) {
+	if v.only == "" || len(v.errs) == 0 {
+		return
+	}
+	var kept []Check
+	drop := map[string]bool{}
+	for i, c := range s.Checks {
+		if c.Name == v.only {
+			kept = append(kept, c)
+			continue
+		}
+		drop["check["+strconv.Itoa(i)+"]"] = true
+	}
+	errs := v.errs[:0]
+	for _, e := range v.errs {
+		key, _, _ := strings.Cut(e.Key, ".")
+		if !drop[key] {
+			errs = append(errs, e)
+		}
+	}
+	v.errs = errs
+	s.Checks = kept
 }
 
 func (v *validator) subTable(c map[string]any, prefix, key string) map[string]any {

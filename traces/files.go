@@ -64,6 +64,9 @@ type WriteOptions struct {
 	// rendered so far (the text forms first) are written, and WriteAll's error wraps
 	// ErrPicturesStopped. A picture being drawn is finished first (a second or two).
 	Stop <-chan struct{}
+	// Config is the configuration the trace was made with, which trace.itf.json records
+	// (ITFOptions.Config); nil records none.
+	Config *RunConfig
 }
 
 // ErrPicturesStopped is the error, wrapped, of WriteAll when WriteOptions.Stop ended the
@@ -379,7 +382,7 @@ func renderAll(t *checker.Trace, info ReportInfo, opts WriteOptions, names []str
 			return Text(b, t, TextOptions{FullStates: opts.FullStates, Views: opts.Views})
 		},
 		"trace.itf.json": func(b *bytes.Buffer) error {
-			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check, View: opts.Views.String()})
+			return WriteITF(b, t, ITFOptions{Source: info.Spec, Check: info.Check, View: opts.Views.String(), Config: opts.Config})
 		},
 		"trace.dot":    func(b *bytes.Buffer) error { return DOT(b, t) },
 		"sequence.svg": func(b *bytes.Buffer) error { return SequenceSVGWith(b, t, chart) },

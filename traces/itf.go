@@ -29,6 +29,23 @@ type ITFOptions struct {
 	// View is the --view selection to print the trace with ("logs,epochCaches", "all"),
 	// for #meta.kmc::view: kmc render's default. "" writes nothing.
 	View string
+	// Config, when not nil, is the configuration the trace was made with: #meta's
+	// kmc::specSha256, kmc::sets and kmc::config. kmc replay and kmc why rebuild the model
+	// from it without the spec file.
+	Config *RunConfig
+}
+
+// RunConfig is the configuration a trace was made with, as its #meta records it.
+type RunConfig struct {
+	// SpecSHA256 is the hex SHA-256 of the spec file (ITFOptions.Source) the trace was made
+	// from, for #meta.kmc::specSha256.
+	SpecSHA256 string
+	// Sets are the --set overrides the spec was loaded with, as given and in order (kmc
+	// check's --fix NAME is fixes+=NAME), for #meta.kmc::sets.
+	Sets []string
+	// Resolved is the check as it ran, every constant, fault budget and switch resolved
+	// (specs.Resolved's JSON form: an object), for #meta.kmc::config. It is written compact.
+	Resolved json.RawMessage
 }
 
 // WriteITF writes t in the Informal Trace Format (Apalache ADR-015): "#meta", "vars",
@@ -62,6 +79,19 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 	}
 	if opts.View != "" {
 		meta = append(meta, [2]any{"kmc::view", opts.View})
+	}
+	if c := opts.Config; c != nil {
+		if c.SpecSHA256 != "" {
+			meta = append(meta, [2]any{"kmc::specSha256", c.SpecSHA256})
+		}
+		meta = append(meta, [2]any{"kmc::sets", append([]string{}, c.Sets...)})
+		if len(c.Resolved) > 0 {
+			var cfg bytes.Buffer
+			if err := compactObject(&cfg, c.Resolved); err != nil {
+				return fmt.Errorf("itf: #meta.kmc::config: %w", err)
+			}
+			meta = append(meta, [2]any{"kmc::config", json.RawMessage(cfg.Bytes())})
+		}
 	}
 	if t.Property != "" {
 		meta = append(meta, [2]any{"kmc::property", t.Property})
@@ -158,6 +188,46 @@ func WriteITF(w io.Writer, t *checker.Trace, opts ITFOptions) error {
 	return nil
 }
 
+// compactObject writes raw, which must be a JSON object, compacted to b.
+func compactObject(b *bytes.Buffer, raw []byte) error {
+	if err := json.Compact(b, raw); err != nil {
+		return err
+	}
+	if b.Len() == 0 || b.Bytes()[0] != '{' {
+		b.Reset()
+		return errors.New("want an object")
+	}
+	return nil
+}
+
+// loadRunConfig reads #meta's kmc::specSha256, kmc::sets and kmc::config: nil when the
+// trace records none of them (a trace of an earlier kmc, or of another tool).
+func loadRunConfig(meta map[string]json.RawMessage) (*RunConfig, error) {
+	_, hasSum := meta["kmc::specSha256"]
+	rawSets, hasSets := meta["kmc::sets"]
+	rawCfg, hasCfg := meta["kmc::config"]
+	if !hasSum && !hasSets && !hasCfg {
+		return nil, nil
+	}
+	c := &RunConfig{}
+	if err := metaString(meta, "kmc::specSha256", "#meta", &c.SpecSHA256); err != nil {
+		return nil, err
+	}
+	if hasSets {
+		if err := json.Unmarshal(rawSets, &c.Sets); err != nil {
+			return nil, errors.New("#meta.kmc::sets: want an array of strings")
+		}
+	}
+	if hasCfg {
+		var cfg bytes.Buffer
+		if err := compactObject(&cfg, rawCfg); err != nil {
+			return nil, fmt.Errorf("#meta.kmc::config: %w", err)
+		}
+		c.Resolved = cfg.Bytes()
+	}
+	return c, nil
+}
+
 func writeJSON(b *bytes.Buffer, v any) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
@@ -206,7 +276,8 @@ func LoadITF(r io.Reader) (*checker.Trace, error) {
 }
 
 // LoadITFMeta is LoadITF that also returns the trace's origin from #meta (source,
-// description, kmc::check and kmc::view), as far as the file records it.
+// description, kmc::check, kmc::view, and the configuration: kmc::specSha256, kmc::sets,
+// kmc::config), as far as the file records it.
 func LoadITFMeta(r io.Reader) (*checker.Trace, ITFOptions, error) {
 	return LoadITFReader(r, LoadOptions{})
 }
@@ -278,6 +349,9 @@ func LoadITFReader(r io.Reader, opts LoadOptions) (*checker.Trace, ITFOptions, e
 		if err := metaString(f.Meta, kv.key, "#meta", kv.dst); err != nil {
 			return nil, meta, fmt.Errorf("itf: %w", err)
 		}
+	}
+	if meta.Config, err = loadRunConfig(f.Meta); err != nil {
+		return nil, meta, fmt.Errorf("itf: %w", err)
 	}
 	t, err := loadITF(f)
 	if err != nil {

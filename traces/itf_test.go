@@ -32,6 +32,54 @@ func TestITFGolden(t *testing.T) {
 	}
 }
 
+// Reference: issue 28: a trace records the configuration that made it (#meta's
+// kmc::specSha256, kmc::sets, kmc::config), compact and in a fixed place, and reads it back;
+// a trace without it (an earlier kmc's, another tool's) reads as recording none.
+func TestITFRunConfig(t *testing.T) {
+	cfg := &RunConfig{SpecSHA256: strings.Repeat("ab", 32), Sets: []string{"rms=2", "fixes+=X"},
+		Resolved: []byte("{\n  \"model\": \"twophase\",\n  \"constants\": {\"rms\": 2}\n}")}
+	var b bytes.Buffer
+	if err := WriteITF(&b, safetyTrace(), ITFOptions{Source: "toy.toml", Check: "buggy", Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "config.itf.json", b.Bytes())
+	_, meta, err := LoadITFMeta(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *cfg
+	want.Resolved = []byte(`{"model":"twophase","constants":{"rms":2}}`)
+	if meta.Config == nil || !reflect.DeepEqual(*meta.Config, want) {
+		t.Errorf("read back: got %+v, want %+v", meta.Config, want)
+	}
+	b.Reset()
+	if err := WriteITF(&b, safetyTrace(), ITFOptions{Config: &RunConfig{}}); err != nil || !strings.Contains(b.String(), `"kmc::sets": []`) {
+		t.Errorf("no sets: got %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := WriteITF(&b, safetyTrace(), ITFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, meta, err := LoadITFMeta(&b); err != nil || meta.Config != nil {
+		t.Errorf("a trace without configuration: got %+v, %v", meta.Config, err)
+	}
+	if err := WriteITF(&b, safetyTrace(), ITFOptions{Config: &RunConfig{Resolved: []byte("[1]")}}); err == nil ||
+		!strings.Contains(err.Error(), "#meta.kmc::config: want an object") {
+		t.Errorf("a configuration that is no object: got %v", err)
+	}
+	for _, tc := range []struct{ meta, want string }{
+		{`"kmc::config": 3`, "#meta.kmc::config: want an object"},
+		{`"kmc::config": {"a":`, "invalid character"},
+		{`"kmc::sets": "rms=2"`, "#meta.kmc::sets: want an array of strings"},
+		{`"kmc::specSha256": 1`, "#meta.kmc::specSha256: want a string"},
+	} {
+		in := `{"#meta": {` + tc.meta + `}, "vars": ["x"], "states": [{"x": 1}]}`
+		if _, _, err := LoadITFMeta(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.meta, err, tc.want)
+		}
+	}
+}
+
 // Reference: Apalache ADR-015: Trace -> ITF -> Trace is the identity.
 func TestITFRoundTrip(t *testing.T) {
 	for _, tr := range []*checker.Trace{safetyTrace(), lassoTrace(), stutterTrace()} {
@@ -118,7 +166,7 @@ func FuzzLoadITF(f *testing.F) {
 	}
 	f.Add([]byte(`{"vars":["x"],"states":[{"x":{"#map":[[1,2]]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := LoadITF(bytes.NewReader(data))
+		tr, meta, err := LoadITFMeta(bytes.NewReader(data))
 		if err != nil {
 			if tr != nil {
 				t.Fatal("a trace returned with an error")
@@ -129,8 +177,13 @@ func FuzzLoadITF(f *testing.F) {
 		if err := Text(&b, tr, TextOptions{}); err != nil {
 			t.Fatalf("Text of a loaded trace: %v", err)
 		}
-		if err := WriteITF(&b, tr, ITFOptions{}); err != nil {
+		b.Reset()
+		if err := WriteITF(&b, tr, meta); err != nil {
 			t.Fatalf("WriteITF of a loaded trace: %v", err)
+		}
+		_, again, err := LoadITFMeta(&b)
+		if err != nil || !reflect.DeepEqual(again.Config, meta.Config) {
+			t.Fatalf("the configuration written back reads otherwise: %v\n%+v\n%+v", err, again.Config, meta.Config)
 		}
 	})
 }

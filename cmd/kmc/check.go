@@ -158,7 +158,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
-	spec, code := loadSpec(path, f.sets, stderr)
+	spec, code := loadSpec(path, f.sets, f.check, stderr)
 	if spec == nil {
 		return code
 	}
@@ -353,14 +353,15 @@ func (o *checkOutput) interrupted(cmd string, result int, cut bool, notRun []str
 	return result
 }
 
-// loadSpec loads a spec, printing its errors (exit 2) or an I/O failure (exit 1).
-func loadSpec(path string, sets []string, stderr io.Writer) (*specs.Spec, int) {
+// loadSpec loads a spec for a run of the check called check (every check when ""; see
+// specs.LoadCheck), printing its errors (exit 2) or an I/O failure (exit 1).
+func loadSpec(path string, sets []string, check string, stderr io.Writer) (*specs.Spec, int) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		fmt.Fprintf(stderr, "kmc: %s is a folder, not a spec file\n", path)
 		hint(stderr, "to run every spec under it: kmc suite "+path+"; to run one: kmc check "+filepath.Join(path, "NAME.toml"))
 		return nil, exitUsage
 	}
-	spec, err := specs.Load(path, sets)
+	spec, err := specs.LoadCheck(path, sets, check)
 	if err == nil {
 		return spec, exitOK
 	}
@@ -459,7 +460,7 @@ func (o *checkOutput) start(e app.CheckStarted) {
 		o.emit(ev)
 		return
 	}
-	fmt.Fprintf(o.w, "Checking %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))
+	printWrapped(o.w, fmt.Sprintf("Checking %s, check %s: model %s, %s", spec.Path, c.Name, spec.Model, app.Config(spec, c)))
 	workers := "1 worker"
 	if opts.Workers != 1 {
 		workers = strconv.Itoa(opts.Workers) + " workers"
@@ -797,5 +798,13 @@ func printCoverage(w io.Writer, cov []checker.KindCoverage) {
 	}
 	if len(never) > 0 {
 		fmt.Fprintln(w, wrap("Never taken at these bounds: "+strings.Join(never, ", ")+".", 100, "  "))
+	}
+}
+
+// printWrapped prints text wrapped at 100 columns, its later lines indented by two spaces,
+// as kmc prints its long lines.
+func printWrapped(w io.Writer, text string) {
+	for _, line := range traces.WrapWords(text, 100, "  ") {
+		fmt.Fprintln(w, line)
 	}
 }

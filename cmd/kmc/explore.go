@@ -83,7 +83,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			return exitInternal
 		}
 	}
-	spec, code := loadSpec(fs.Arg(0), sets, stderr)
+	spec, code := loadSpec(fs.Arg(0), sets, "", stderr)
 	if spec == nil {
 		return code
 	}

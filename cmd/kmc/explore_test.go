@@ -88,7 +88,8 @@ func TestExploreRefuses(t *testing.T) {
 		{[]string{spec, "--check", "nope"}, exitUsage, `has no check "nope"`},
 		{[]string{spec, "--check", "buggy", "--search-time", "0s"}, exitUsage, "--search-time"},
 		{[]string{}, exitUsage, "want one spec file"},
-		{[]string{spec, "--check", "buggy", "--trace", "nope.json"}, exitInternal, "nope.json"},
+		// A trace file that does not exist is bad usage (issue 28, papercuts), as a spec is.
+		{[]string{spec, "--check", "buggy", "--trace", "nope.json"}, exitUsage, "nope.json"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"explore"}, tt.args...), &stdout, &stderr)

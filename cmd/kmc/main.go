@@ -49,6 +49,7 @@ var commands = []command{
 	{"node", "run a node of a kmc cluster: an embedded NATS server that takes parts of kmc check --cluster searches", runNode},
 	{"why", "turn each fix switch of a saved violation's check and say which one the trace is about", runWhy},
 	{"bench", "run the benchmark table (bench/table.toml): states, time, states/s per worker count, bytes per state, peak RSS", runBench},
+	{"version", "print kmc's version: the module version, the VCS revision it was built from, the Go version", runVersion},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -90,6 +91,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "--version":
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			if c, ok := lookup(args[1]); ok {

@@ -55,7 +55,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	path := fs.Arg(0)
-	spec, code := loadSpec(path, withFixes(*sets, *fixes), stderr)
+	spec, code := loadSpec(path, withFixes(*sets, *fixes), *check, stderr)
 	if spec == nil {
 		return code
 	}

@@ -129,7 +129,7 @@ func traceLimit(maxSize string) (int64, error) {
 // default, traces.DefaultMaxTraceBytes) with the bounded loader: exit 2 for what is not a
 // regular file (a named pipe, a device such as /dev/zero: refused without reading or
 // waiting), a file beyond the limit, or one that is not a valid trace (the error names the
-// JSON path and the state); exit 1 when it cannot be read.
+// JSON path and the state), or one that does not exist; exit 1 when it cannot be read.
 func loadTrace(path, cmd, maxSize string, stderr io.Writer) (*checker.Trace, traces.ITFOptions, int) {
 	max, err := traceLimit(maxSize)
 	if err != nil {
@@ -140,6 +140,11 @@ func loadTrace(path, cmd, maxSize string, stderr io.Writer) (*checker.Trace, tra
 	case errors.Is(err, fsx.ErrNotRegular):
 		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, traces.Visible(err.Error()))
 		hint(stderr, "kmc reads a trace from a regular file; save a stream to a file first")
+		return nil, meta, exitUsage
+	case errors.Is(err, os.ErrNotExist):
+		// A trace named that does not exist is bad usage, as a spec file is.
+		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, traces.Visible(err.Error()))
+		hint(stderr, "kmc check --out DIR writes a counterexample's trace to DIR/CHECK/trace.itf.json")
 		return nil, meta, exitUsage
 	case err != nil && !strings.HasPrefix(err.Error(), "itf: "):
 		fmt.Fprintf(stderr, "kmc: %s: %v\n", cmd, traces.Visible(err.Error()))

@@ -111,7 +111,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	f.sets = withFixes(f.sets, *fixes)
-	spec, code := loadSpec(path, f.sets, stderr)
+	spec, code := loadSpec(path, f.sets, f.check, stderr)
 	if spec == nil {
 		return code
 	}
@@ -244,7 +244,7 @@ func (o *simOutput) start(spec *specs.Spec, c *specs.Check, so checker.SimOption
 			"memory_budget_bytes": so.MemoryBytes})
 		return
 	}
-	fmt.Fprintf(o.w, "Simulating %s, check %s: model %s, %s\n", spec.Path, c.Name, spec.Model, app.Config(spec, c))
+	printWrapped(o.w, fmt.Sprintf("Simulating %s, check %s: model %s, %s", spec.Path, c.Name, spec.Model, app.Config(spec, c)))
 	var walks string
 	switch {
 	case so.Runs < 0:

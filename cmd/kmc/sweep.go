@@ -11,6 +11,7 @@ import (
 	"kmc/app"
 	"kmc/checker"
 	"kmc/specs"
+	"kmc/traces"
 )
 
 const sweepSynopsis = "kmc sweep SPEC [--check NAME] --vary KEY=LO..HI [--vary ...] [--set KEY=VALUE]... [flags]"
@@ -53,7 +54,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	*sets = withFixes(*sets, *fixes)
-	spec, code := loadSpec(path, *sets, stderr)
+	spec, code := loadSpec(path, *sets, *check, stderr)
 	if spec == nil {
 		return code
 	}
@@ -100,7 +101,7 @@ func sweepProgress(stderr io.Writer, e app.Event) {
 		case checker.Incomplete:
 			runDone(stderr, at, "incomplete ("+orUnknown(p.Reason)+")", p.Distinct, p.Elapsed)
 		default:
-			runDone(stderr, at, p.Outcome(), p.Distinct, p.Elapsed)
+			runDone(stderr, at, p.Shown(), p.Distinct, p.Elapsed)
 		}
 	}
 }
@@ -153,9 +154,18 @@ func sweepTable(w io.Writer, res *app.SweepResult) {
 		}
 		return shortReason(p.Reason)
 	}
-	propW := len("PROPERTY")
+	verdict := func(p *app.Point) string {
+		if len(p.Vacuous) > 0 {
+			return string(p.Verdict) + " (vacuous)"
+		}
+		return string(p.Verdict)
+	}
+	propW, verdictW := len("PROPERTY"), 10
+	vacuous := false
 	for i := range points {
 		propW = max(propW, len(prop(&points[i])))
+		verdictW = max(verdictW, len(verdict(&points[i])))
+		vacuous = vacuous || len(points[i].Vacuous) > 0
 	}
 	row := func(mark string, keys []string, verdict, property, states, depth, t string) {
 		var b strings.Builder
@@ -163,7 +173,7 @@ func sweepTable(w io.Writer, res *app.SweepResult) {
 		for k, s := range keys {
 			fmt.Fprintf(&b, "  %-*s", keyW[k], s)
 		}
-		fmt.Fprintf(&b, "  %-10s  %-*s  %10s  %5s  %s", verdict, propW, property, states, depth, t)
+		fmt.Fprintf(&b, "  %-*s  %-*s  %10s  %5s  %s", verdictW, verdict, propW, property, states, depth, t)
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 	head := make([]string, len(axes))
@@ -185,22 +195,31 @@ func sweepTable(w io.Writer, res *app.SweepResult) {
 		if p.Verdict == app.Invalid {
 			row(mark, keys, string(p.Verdict), prop(p), "-", "-", "-")
 		} else {
-			row(mark, keys, string(p.Verdict), prop(p), strconv.FormatInt(p.Distinct, 10), strconv.Itoa(p.Depth), specs.FormatElapsed(p.Elapsed))
+			row(mark, keys, verdict(p), prop(p), strconv.FormatInt(p.Distinct, 10), strconv.Itoa(p.Depth), specs.FormatElapsed(p.Elapsed))
 		}
 		if p.Verdict != checker.Violated && p.Reason != "" && prop(p) != p.Reason {
 			fmt.Fprintf(w, "     %s: %s\n", p.Verdict, p.Reason)
+		}
+		if len(p.Vacuous) > 0 {
+			for _, line := range traces.WrapWords("vacuous: "+strings.Join(p.Vacuous, "; "), 95, "  ") {
+				fmt.Fprintln(w, "     "+line)
+			}
 		}
 	}
 	if marked {
 		fmt.Fprintln(w, "* the outcome differs from that of a grid neighbour (one step in one varied key)")
 	}
+	notVacuous := ""
+	if vacuous && !(c.PinVacuous && c.WantVacuous) {
+		notVacuous = ", not vacuous" // a vacuous point passes by testing nothing
+	}
 	if res.Smallest < 0 {
-		fmt.Fprintf(w, "no point gives the expected verdict %s\n", c.Expected())
+		fmt.Fprintf(w, "no point gives the expected verdict %s%s\n", c.Expected(), notVacuous)
 		return
 	}
 	best := &points[res.Smallest]
-	fmt.Fprintf(w, "smallest point with the expected verdict %s: %s (%d distinct states)\n",
-		c.Expected(), res.Label(best), best.Distinct)
+	fmt.Fprintf(w, "smallest point with the expected verdict %s%s: %s (%d distinct states)\n",
+		c.Expected(), notVacuous, res.Label(best), best.Distinct)
 }
 
 // sweepJSON writes one "point" event per point and a "summary" event, one JSON object per
@@ -230,7 +249,8 @@ func sweepJSON(w io.Writer, spec *specs.Spec, res *app.SweepResult) {
 		p := &res.Points[i]
 		jsonLine(w, map[string]any{"event": "point", "index": i + 1, "keys": keys, "values": values(p.Index),
 			"verdict": string(p.Verdict), "property": p.Property, "reason": p.Reason, "distinct": p.Distinct,
-			"depth": p.Depth, "elapsed_seconds": p.Elapsed.Seconds(), "differs_from_neighbour": p.Differs})
+			"depth": p.Depth, "elapsed_seconds": p.Elapsed.Seconds(), "differs_from_neighbour": p.Differs,
+			"vacuous": append([]string{}, p.Vacuous...)})
 	}
 	var smallest any
 	if res.Smallest >= 0 {

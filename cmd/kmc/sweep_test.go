@@ -182,3 +182,47 @@ func TestMutateInterrupted(t *testing.T) {
 		t.Errorf("stderr: got\n%s\nwant no second guard done and the interrupt", got)
 	}
 }
+
+// Reference: issue 28: "kmc sweep specs/kafka-14154.toml --check fixed --vary
+// max_epoch=1..3 recommends max_epoch=1, a single state". A vacuous point is marked, says
+// why, differs from its neighbour, and is never recommended.
+func TestSweepVacuousPoints(t *testing.T) {
+	code, out, errs := runCLI("sweep", kafka14154, "--check", "fixed", "--vary", "max_epoch=1..3", "--workers", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"*  1          ok (vacuous)  ",
+		"     vacuous: only 1 distinct state; NoStuckAlterPartition: its condition never held;",
+		"*  2          ok            ",
+		"smallest point with the expected verdict ok, not vacuous: max_epoch=2 (145 distinct states)\n",
+		"sweep: point 1/3 done: ok (vacuous), 1 distinct states",
+	} {
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("no %q in\n%s%s", want, out, errs)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 100 {
+			t.Errorf("line longer than 100 columns: %q", line)
+		}
+	}
+	code, out, errs = runCLI("sweep", kafka14154, "--check", "fixed", "--vary", "max_epoch=1..2", "--workers", "1", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("json: exit %d\n%s%s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var first, second, summary struct {
+		Vacuous  []string
+		Smallest *struct{ Values []any }
+	}
+	for i, dst := range []any{&first, &second, &summary} {
+		if err := json.Unmarshal([]byte(lines[i]), dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(first.Vacuous) == 0 || first.Vacuous[0] != "only 1 distinct state" || second.Vacuous == nil || len(second.Vacuous) != 0 ||
+		summary.Smallest == nil || jsonString(t, summary.Smallest.Values) != "[2]" {
+		t.Errorf("json: got %s", out)
+	}
+}

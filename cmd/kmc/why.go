@@ -13,9 +13,10 @@ import (
 	"kmc/traces"
 )
 
-const whySynopsis = "kmc why TRACE.itf.json --spec SPEC [--check NAME] [--set KEY=VALUE]... [flags]"
+const whySynopsis = "kmc why TRACE.itf.json [--spec SPEC] [--check NAME] [--set KEY=VALUE]... [flags]"
 
-const whyExamples = `  kmc why out/buggy/trace.itf.json --spec specs/kafka-18723.toml
+const whyExamples = `  kmc why out/buggy/trace.itf.json
+  kmc why out/buggy/trace.itf.json --spec specs/kafka-18723.toml
   kmc why out/buggy/trace.itf.json --spec specs/kafka-14154.toml --check buggy --format json
   kmc why out/buggy/trace.itf.json --spec specs/kafka-13077.toml --no-check
 `
@@ -79,7 +80,7 @@ type whyFlags struct {
 func runWhy(args []string, stdout, stderr io.Writer) int {
 	var f whyFlags
 	fs := newFlags("why", whySynopsis, whyExamples, stdout)
-	fs.StringVar(&f.spec, "spec", "", "the spec `FILE` whose model the trace is replayed against")
+	fs.StringVar(&f.spec, "spec", "", "the spec `FILE` whose model the trace is replayed against (default: the configuration the trace records; with --spec and no --set, the trace's --set overrides apply)")
 	fs.StringVar(&f.check, "check", "", "the spec's check (protocol variant) whose switches are turned; default: the one the trace records, or the spec's only check")
 	fs.StringArrayVar(&f.sets, "set", nil, "override a spec value, `KEY=VALUE` as for kmc check; repeatable")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text (a table), or json for one object")
@@ -95,9 +96,6 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, "why", "want one trace file (got %d arguments)", fs.NArg())
-	}
-	if f.spec == "" {
-		return usageError(stderr, "why", "--spec is required")
 	}
 	if f.format != "text" && f.format != "json" {
 		return usageError(stderr, "why", "--format must be text or json (got %q)", f.format)
@@ -118,14 +116,11 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	if t == nil {
 		return code
 	}
-	spec, code := loadSpec(f.spec, f.sets, stderr)
-	if spec == nil {
+	ts, code := resolveTraceSpec("why", path, meta, f.spec, f.sets, f.check, stderr)
+	if ts == nil {
 		return code
 	}
-	name, from := f.check, "--check"
-	if name == "" {
-		name, from = meta.Check, "the trace's #meta kmc::check"
-	}
+	spec, name, from := ts.spec, ts.check, ts.from
 	ctx, release := signalContext()
 	defer release()
 	res, err := app.Why(ctx, spec, t, name, app.WhyOptions{Switches: f.switches, ReplayOnly: f.noCheck, Search: search,
@@ -133,7 +128,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return whyError(stderr, err, path, from, spec, meta)
 	}
-	w := whyReport{path: path, spec: spec, res: res}
+	w := whyReport{path: path, spec: spec, against: ts.against, res: res}
 	if f.format == "json" {
 		w.json(stdout)
 	} else {
@@ -216,9 +211,10 @@ func whyProgress(stderr io.Writer, e app.Event) {
 
 // whyReport is what kmc why prints: the trace at path explained under spec.
 type whyReport struct {
-	path string
-	spec *specs.Spec
-	res  *app.WhyResult
+	path    string
+	spec    *specs.Spec
+	against string // names the configuration: the spec file's path, or the trace's own
+	res     *app.WhyResult
 }
 
 // switchList names variants as "KAFKA-18723 on, KAFKA-6082 off".
@@ -233,7 +229,7 @@ func switchList(vs []*app.Variant) string {
 func (w *whyReport) text(out io.Writer) {
 	res := w.res
 	fmt.Fprintf(out, "Trace %s (%d states) violates %s under %s, check %s: %s\n",
-		w.path, res.States, res.Property, w.spec.Path, res.Check.Name, app.Config(w.spec, res.Check))
+		w.path, res.States, res.Property, w.against, res.Check.Name, app.Config(w.spec, res.Check))
 	fmt.Fprintln(out, "Each fix switch turned in turn, the rest of the check unchanged:")
 	swW, traceW, checkW := len("SWITCH"), len("TRACE"), len("WHOLE CHECK")
 	for i := range res.Variants {

@@ -61,13 +61,15 @@ func TestWhyGolden(t *testing.T) {
 // TestWhyUsage: bad input is exit 2 with a message that names the file, flag or value.
 func TestWhyUsage(t *testing.T) {
 	_, trace := whyTrace(t, kafka14154, "buggy")
+	noConfig := withoutConfig(t, trace)
 	tests := []struct {
 		name string
 		args []string
 		want []string // in stderr
 	}{
 		{"no trace", []string{"--spec", kafka14154}, []string{"kmc: why: want one trace file (got 0 arguments)"}},
-		{"no spec", []string{trace}, []string{"kmc: why: --spec is required"}},
+		{"no spec", []string{noConfig}, []string{"kmc: why: --spec is required: " + noConfig + " records no configuration"}},
+		{"no spec, other check", []string{trace, "--check", "fixed"}, []string{"kmc: why: " + trace + ": --check: check fixed: the trace records check buggy only"}},
 		{"format", []string{trace, "--spec", kafka14154, "--format", "xml"}, []string{`--format must be text or json (got "xml")`}},
 		{"time", []string{trace, "--spec", kafka14154, "--max-time-per-point", "soon"}, []string{`--max-time-per-point: want a duration`}},
 		{"flag typo", []string{trace, "--spec", kafka14154, "--no-chek"}, []string{"unknown flag: --no-chek; did you mean --no-check?"}},
