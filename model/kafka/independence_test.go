@@ -49,6 +49,22 @@ func porConfigs() map[string]kafka.Config {
 	c.Brokers, c.MaxRecords, c.MaxFetchRecords, c.LeaderChange = 2, 3, 2, 1
 	c.Version, c.Switches = "3.9.0", c.Switches.With(kafka.Kafka18723SendSide, false)
 	out["two-brokers-fetch-2"] = c
+	// Clean shutdowns in steps (3.8's asynchronous checkpoint writes: BrokerBeginShutdown,
+	// BrokerStop) and a lost fetch-plane message.
+	c = base
+	c.Version, c.ControlledShutdown, c.MessageLoss, c.MaxRecords = "3.9.0", 1, 1, 1
+	out["shutdown-loss-3.9"] = c
+	// Guards off as kmc mutate turns them off: a fetch response at another offset, the
+	// epoch checks gone (the acks' commutation relies on a record's offset being the same
+	// in every log).
+	c = base
+	c.Version, c.LeaderChange, c.MaxRecords = "3.9.0", 1, 2
+	c.Mutate = kafka.GuardBit(kafka.GuardFetchResponseOffset) | kafka.GuardBit(kafka.GuardFetchLeaderEpoch)
+	out["mutated-offset-epoch"] = c
+	c = base
+	c.LeaderChange, c.Crash, c.MaxRecords = 1, 1, 2
+	c.Mutate = kafka.GuardBit(kafka.GuardFetchDivergence) | kafka.GuardBit(kafka.GuardAckMinISR)
+	out["mutated-divergence-ack"] = c
 	return out
 }
 
