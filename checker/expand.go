@@ -291,7 +291,9 @@ func (w *worker[S]) reducedSet(idx uint32, self uint64) int {
 			b.orbit = append(b.orbit, uint32(orbit))
 			continue
 		}
-		moves = true
+		if !e.por.visible.has(w.pb.grp[i]) {
+			moves = true // the walk of C2' (por.go) needs an invisible step that moves
+		}
 		if v, ok := e.set.lookup(fp); ok && (v&pendBit != 0 || v <= idx) {
 			return setClosed
 		}

@@ -19,7 +19,8 @@ import "math/bits"
 // group that is invisible to the properties, the closure of:
 //
 //	an enabled group of T brings in every group it conflicts with;
-//	a disabled group of T brings in a necessary enabling set (its false guard's writers);
+//	a disabled group of T brings in a necessary enabling set (the writers of one of its
+//	false guards: the one with the fewest enabled writers);
 //
 // and takes the steps of T's enabled groups (its ample set) when T leaves some enabled
 // group out, choosing the T with the fewest steps (ties: the smallest key group). The
@@ -35,6 +36,7 @@ import "math/bits"
 //	    steps of T and none of T's disabled groups becomes enabled (the closure);
 //	C2: a reduced set's steps are invisible to every invariant, action property and
 //	    Sometimes property checked (they write nothing the property reads, Property.Reads);
+//	    when no action property is checked, the weaker C2' below;
 //	C3: the cycle proviso in its breadth-first form: a state whose reduced set reaches a
 //	    state that is closed (expanded already: an index below its own in the search's
 //	    order) is expanded in full. Every cycle of the reduced graph has such a step (its
@@ -51,6 +53,29 @@ import "math/bits"
 //	    them, as a liveness search does); it is the BFS counterpart of Holzmann and Peled's
 //	    stack proviso that Bošnački and Holzmann describe ("Improving Spin's partial-order
 //	    reduction for breadth-first search", SPIN 2005).
+//
+// C2' (state properties only). When every property checked is an invariant or a Sometimes
+// property (a set of states to reach; deadlocks need only C0 and C1), a set may hold visible
+// groups, provided one of its invisible groups (its key is one) has a step that is not a
+// stuttering step (reducedSet counts only such steps as moves). Proof, by induction on the
+// length k of a shortest path s = s0, t1, ..., tk in the full graph from a state s of the reduced graph to
+// a state sk in the set (violating the invariant, or satisfying the Sometimes property):
+//   - some ti is a step of the set T: let ti be the first; t1..t(i-1) are outside T, so (C1)
+//     ti's group was enabled in s, and a step of it from s followed by t1..t(i-1) reaches
+//     the state ti reached (the groups accord: both orders reach the same states). That
+//     step is in the reduced graph, and from its target sk is k-1 steps away;
+//   - no ti is in T: take a, that invisible step; its group is enabled in s and in T, so no
+//     ti (outside T) conflicts with it or disables it (C1), and from a(s) the steps
+//     t1..tk lead to a(sk), which is in the set as sk is: a
+//     writes nothing the property reads. a(s) is a reduced successor of s, still k steps
+//     from the set. Following such steps (non-stuttering, so the walk moves) either meets
+//     the first case or, the graph being finite, closes a cycle of the reduced graph, which
+//     holds a state expanded in full (C3), where the first case holds.
+// So a state in the set is reachable in the reduced graph whenever it is in the full graph.
+// Nothing in the argument needs T's other steps to be invisible: only one invisible step is
+// ever prepended to a path, and a moved step of T leaves the path's last state as it was.
+// An action property needs C2 (a moved step may be the violating one), and liveness more
+// (below).
 //
 // With C0 to C3 the reduced graph has a state violating an invariant, a step violating an
 // action property, a state satisfying a Sometimes property and a deadlock whenever the
@@ -119,6 +144,9 @@ type por[S any] struct {
 	conflict []gset // per group: the groups it conflicts with (itself included)
 	enablers []gset // per group: the groups that write what it reads
 	visible  gset   // groups whose steps may change a checked property
+	// stateOnly: every property the reduction preserves is a state property (invariants,
+	// Sometimes; no action property), so a set may hold visible groups (C2', above).
+	stateOnly bool
 	// Per group, per guard: the groups that write what the guard reads, and how many.
 	guardEn  [][]gset
 	guardCnt [][]int
@@ -144,7 +172,11 @@ func newPOR[S any](ind Independent[S], props []Property[S]) (*por[S], string) {
 	}
 	var seen Objects // what the properties read
 	all := false
+	p.stateOnly = true
 	for i := range props {
+		if props[i].Kind == ActionProperty {
+			p.stateOnly = false
+		}
 		switch props[i].Kind {
 		case Invariant, ActionProperty, Sometimes:
 			if props[i].Reads == nil {
@@ -190,13 +222,21 @@ func newPOR[S any](ind Independent[S], props []Property[S]) (*por[S], string) {
 }
 
 // necessary is a necessary enabling set of group g, which has no step in s: the writers of
-// what its false guard with the fewest writers reads, or, when no guard is false, the
-// writers of what it reads.
-func (p *por[S]) necessary(s *S, g int) *gset {
-	best := -1
+// what one of its false guards reads (any false guard's writers are one: the guard must turn
+// true first), or, when no guard is false, the writers of what it reads. Of the false guards
+// it takes the one whose writers have the fewest groups enabled in s (en), then the fewest
+// writers: enabled groups are what make a stubborn set large (each brings in what it
+// conflicts with), disabled ones bring in only their own enabling sets.
+func (p *por[S]) necessary(s *S, g int, en *gset) *gset {
+	best, bestEn := -1, 0
 	for k := range p.guardEn[g] {
-		if (best < 0 || p.guardCnt[g][k] < p.guardCnt[g][best]) && !p.ind.Guard(s, g, k) {
-			best = k
+		if p.ind.Guard(s, g, k) {
+			continue
+		}
+		ek := p.guardEn[g][k].and(en)
+		n := ek.count()
+		if best < 0 || n < bestEn || n == bestEn && p.guardCnt[g][k] < p.guardCnt[g][best] {
+			best, bestEn = k, n
 		}
 	}
 	if best < 0 {
@@ -292,7 +332,8 @@ func (w *worker[S]) stubborn() bool {
 
 // closure is the stubborn set from key group key in the current state (enabled: the groups
 // with a step), with the number of steps it takes, or false when it holds a
-// visible group with a step, every enabled group, or no fewer steps than limit.
+// visible group with a step (unless the properties are state properties only: C2'), every
+// enabled group, or no fewer steps than limit.
 func (w *worker[S]) closure(key int, enabled *gset, limit int) (gset, int, bool) {
 	p, b := w.e.por, &w.pb
 	var t, done gset
@@ -312,14 +353,14 @@ func (w *worker[S]) closure(key int, enabled *gset, limit int) (gset, int, bool)
 				case b.nesDone.has(g):
 					t.or(&b.nes[g])
 				default:
-					b.nes[g] = *p.necessary(&w.cur, g)
+					b.nes[g] = *p.necessary(&w.cur, g, &b.en)
 					b.nesDone.add(g)
 					t.or(&b.nes[g])
 				}
 			}
 		}
 		in := t.and(&b.en)
-		if vis := in.and(&p.visible); !vis.empty() {
+		if vis := in.and(&p.visible); !vis.empty() && !p.stateOnly {
 			return t, 0, false
 		}
 		if rest := enabled.andNot(&t); rest.empty() {

@@ -77,7 +77,7 @@ func TestOutWriteFailsAfterSearch(t *testing.T) {
 	if code != exitSafety {
 		t.Errorf("exit code: got %d, want %d", code, exitSafety)
 	}
-	for _, want := range []string{"Error: The behavior up to this point is:", "State 4: <", "110 distinct states found",
+	for _, want := range []string{"Error: The behavior up to this point is:", "State 4: <", "94 distinct states found",
 		"Result: violated(TCConsistent), as the spec expects.", "Checking ../../specs/twophase.toml, check fixed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

@@ -64,7 +64,10 @@ func (m *Model) followerSteps(g *gen, b int) {
 	// (truncation on fetch). No request to a broker that is down (the connection fails and
 	// the fetcher backs off).
 	if i < 0 && r.Role == RoleFollower && r.Fetch == FetchFetching && leaderUp && !m.fetchIsNoop(s, b) {
-		t := g.emit(act1(KindFollowerSendFetch, b))
+		// The code carries the leader the request goes to (printed as FollowerSendFetch(b)):
+		// the partial-order reduction's group, whose footprint is that leader's
+		// (independence.go); weak fairness is per code, so per follower and leader.
+		t := g.emit(act2(KindFollowerSendFetch, b, int(r.Leader)-1))
 		tr := &t.B[b]
 		t.Net.add(fetchRequest(t, b, m.lastFor(tr)))
 	}

@@ -7,12 +7,23 @@ package kafka
 // checker.CheckIndependence); where unsure they say more is read and written, not less.
 //
 // Objects, per broker b: its log with the leader-epoch cache and the checkpoint's stale
-// entries (log), its high watermark (hw), the rest of its replica state (rep: liveness,
-// shutdown state, role, leader and epochs, fetch state, leader state), the fetch-plane
-// message of follower b (fp: a fetch or OffsetsForLeaderEpoch request from b, or its
-// response to b; at most one), the LeaderAndIsr to b (lai), and b's AlterPartition or its
-// response (ap); then the controller's state, the number of records written, the acks
-// (ghost state), each fault budget, and the assignment order (open under symmetry).
+// entries (log), its high watermark and the acks it gave (hw: the acks, ghost state, are
+// written only as a leader's high watermark passes a record, and a record's offset is the
+// same in every log that holds it, so two brokers' acks commute), whether it is up (live:
+// Alive, Register, Shut), its role, leader and leader epoch (role: written only by a
+// LeaderAndIsr and a stop), the rest of its replica state (rep: fetch state, leader state,
+// partition epoch and ISR), the fetch-plane message of follower b (fp: a fetch or
+// OffsetsForLeaderEpoch request from b, or its response to b; at most one), the LeaderAndIsr
+// to b (lai), and b's AlterPartition or its response (ap); then the controller's partition
+// state (ctrl: leader, epochs, ISR), its membership (memb: live and shutting-down brokers,
+// broker epochs), the number of records written, each fault budget, and the assignment order
+// (open under symmetry). A step or guard that reads b's rep reads its live and role too.
+//
+// Groups: one per kind of step and broker, and per pair of brokers for the kinds that take
+// two (a leader and a follower; FollowerSendFetch's code carries the leader it fetches from
+// for this, model.go). A group that has no step in the configuration (a broker it lacks, a
+// kind of the control plane or KRaft, a broker paired with itself) declares nothing and one
+// false guard that reads nothing.
 //
 // Declared in detail for the single controller (controllers <= 1, no KRaft) without the
 // send-side proposal of KAFKA-18723 (which rewrites every in-flight response after a
@@ -38,10 +49,13 @@ const (
 	objCtrl  = 30
 	objPlane = 31 // the control plane's and KRaft's state (not declared in detail)
 	objWrit  = 32
-	objAcked = 33
+	objAcked = 33 // unused: the acks are per broker's high watermark (objHW)
 	objUsed  = 34 // + fault
 	objOrd   = 34 + numFaults
-	numObjs  = objOrd + 1
+	objLive  = objOrd + 1 // + b
+	objMemb  = objLive + MaxBrokers
+	objRole  = objMemb + 1 // + b
+	numObjs  = objRole + MaxBrokers
 )
 
 func objs(o ...int) oset {
@@ -53,6 +67,19 @@ func objs(o ...int) oset {
 }
 
 func (s oset) or(o oset) oset { return oset{s[0] | o[0], s[1] | o[1], s[2] | o[2], s[3] | o[3]} }
+
+func (s oset) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+
+// withLive adds broker b's liveness and role to s wherever s holds b's replica state: a step
+// or guard that reads the replica reads whether it is up and what it is.
+func (m *Model) withLive(s oset) oset {
+	for b := 0; b < m.nb(); b++ {
+		if s.has(objRep + b) {
+			s = s.or(objs(objLive+b, objRole+b))
+		}
+	}
+	return s
+}
 
 // each is the set of object base+b for every broker b.
 func (m *Model) each(base int) oset {
@@ -75,7 +102,8 @@ func allObjects() oset {
 func (m *Model) fine() bool { return !m.cp() && !m.kraft() && !m.on(Kafka18723SendSide) }
 
 // Kinds of step that take two brokers: 25 groups each; the others one group per broker.
-var pairKinds = [...]int{KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage, KindLeaderShrinkISR}
+// FollowerSendFetch's are the follower and the leader it fetches from (its code carries both).
+var pairKinds = [...]int{KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage, KindLeaderShrinkISR, KindFollowerSendFetch}
 
 // groupBase is the first group of each kind (-1: a kind that has no group of its own),
 // in the detailed declarations.
@@ -126,6 +154,31 @@ func (m *Model) Group(a uint64) int {
 	return groupBase[k] + argOf(a, 0)
 }
 
+// singleKinds are the kinds of step the single controller's configurations have (fine); the
+// others are the control plane's and KRaft's, and have no step there.
+var singleKinds = func() (set [numKinds]bool) {
+	for _, k := range []int{KindLeaderAppend, KindFollowerSendFetch, KindLeaderHandleFetch, KindNetworkReadRecord,
+		KindFollowerHandleFetchResponse, KindFollowerSendEpochRequest, KindLeaderHandleEpochRequest,
+		KindFollowerHandleEpochResponse, KindBrokerHandleLeaderAndIsr, KindLeaderShrinkISR,
+		KindControllerHandleAlterPartition, KindLeaderHandleAlterPartitionResponse, KindControllerHandleBrokerFailure,
+		KindControllerHandleBrokerStartup, KindControllerMoveLeader, KindBrokerCrash, KindBrokerUncleanCrash,
+		KindBrokerRestart, KindNetworkLoseMessage, KindBrokerPowerLoss, KindBrokerControlledShutdown,
+		KindControllerElectPreferred, KindNetworkReadGarbage, KindBrokerBeginShutdown, KindBrokerStop} {
+		set[k] = true
+	}
+	return
+}()
+
+// absent reports whether group g has no step in the configuration: a broker it does not
+// have, a kind of the control plane or KRaft, a broker paired with itself (no broker
+// fetches from itself), or a preferred election to another broker than the first. Such a group reads and writes nothing and
+// has one guard, false, that reads nothing: nothing can enable it, so a stubborn set that
+// takes it in takes in nothing more.
+func (m *Model) absent(g int) bool {
+	k, b, c := groupOf(g)
+	return b >= m.nb() || c >= m.nb() || !singleKinds[k] || b == c || (k == KindControllerElectPreferred && b != 0)
+}
+
 // groupOf is the kind and brokers of group g.
 func groupOf(g int) (k, b, c int) {
 	for k = numKinds - 1; k > 0 && groupBase[k] > g; k-- {
@@ -141,7 +194,7 @@ func groupOf(g int) (k, b, c int) {
 // every LeaderAndIsr and AlterPartition, every replica's state (liveness, registration,
 // the shutdown a controlled shutdown grants) and the fault budgets.
 func (m *Model) controllerObjs() oset {
-	s := objs(objCtrl, objOrd, objPlane).or(m.each(objLAI)).or(m.each(objAP)).or(m.each(objRep))
+	s := objs(objCtrl, objMemb, objOrd, objPlane).or(m.each(objLAI)).or(m.each(objAP)).or(m.each(objRep)).or(m.each(objLive)).or(m.each(objRole))
 	for f := 0; f < numFaults; f++ {
 		s = s.or(objs(objUsed + f))
 	}
@@ -153,7 +206,7 @@ func (m *Model) controllerObjs() oset {
 // own, and its responses to followers), its LeaderAndIsr and AlterPartition, and the fault
 // budgets.
 func (m *Model) stopObjs(b int) oset {
-	s := objs(objLog+b, objHW+b, objRep+b, objLAI+b, objAP+b).or(m.each(objFP))
+	s := objs(objLog+b, objHW+b, objRep+b, objLive+b, objRole+b, objLAI+b, objAP+b).or(m.each(objFP))
 	for f := 0; f < numFaults; f++ {
 		s = s.or(objs(objUsed + f))
 	}
@@ -171,31 +224,51 @@ func (m *Model) footprint(g int) (reads, writes oset) {
 		a := allObjects()
 		return a, a
 	}
-	k, b, c := groupOf(g)
-	if b >= m.nb() || c >= m.nb() {
-		return oset{}, oset{} // a broker the configuration does not have: no step
+	if m.absent(g) {
+		return oset{}, oset{}
 	}
+	k, b, c := groupOf(g)
+	r, w := m.kindFootprint(k, b, c)
+	return m.withLive(r), w
+}
+
+// announce is what the single controller's publication of a new partition state reads and
+// writes besides its own state (publish, sendLeaderAndIsr): every broker's liveness (a
+// LeaderAndIsr goes to the live brokers not closing, and with KIP-380 not to one down or
+// restarted and not yet handled) and every LeaderAndIsr in flight (replaced).
+func (m *Model) announce() oset { return m.each(objLive).or(m.each(objLAI)) }
+
+func (m *Model) kindFootprint(k, b, c int) (reads, writes oset) {
 	rw := func(o oset) (oset, oset) { return o, o }
 	switch k {
 	case KindLeaderAppend:
 		// Partition.appendRecordsToLeader; maybeIncrementHW reads the followers' offsets.
-		w := objs(objLog+b, objHW+b, objWrit, objAcked)
+		w := objs(objLog+b, objHW+b, objWrit)
 		return w.or(objs(objRep + b)), w
 	case KindLeaderHandleFetch:
 		// handleFetch: the leader's log, state and HW; the follower's request and the
 		// response; the ISR join (AlterPartition, or the store before KIP-497) reads the
 		// controller's live brokers.
-		w := objs(objRep+b, objHW+b, objFP+c, objAP+b, objAcked, objCtrl)
-		return w.or(objs(objLog + b)), w
+		w := objs(objRep+b, objHW+b, objFP+c, objAP+b)
+		if !m.p.AlterPartition {
+			w = w.or(objs(objCtrl)) // the leader writes the ISR to the store (writeIsr)
+		}
+		return w.or(objs(objLog+b, objMemb)), w
 	case KindLeaderHandleEpochRequest:
 		return objs(objRep+b, objLog+b, objFP+c), objs(objFP + c)
 	case KindNetworkReadRecord, KindNetworkReadGarbage:
 		// The network thread reads server b's log into follower c's response.
 		return objs(objRep+c, objLog+b, objFP+c), objs(objFP + c)
 	case KindFollowerSendFetch:
-		// The request; whether it would be a no-op (fetchIsNoop) reads the leader's whole
-		// state, and the leader can be any broker.
-		r := m.each(objRep).or(m.each(objLog)).or(m.each(objHW)).or(m.each(objAP)).or(objs(objCtrl, objFP+b))
+		// Follower b's request to leader c. Whether it would be a no-op (fetchIsNoop, which
+		// serves it and handles the answer on a copy of the state) reads what
+		// LeaderHandleFetch(c,b) reads, b's state, and the broker epoch b registered with
+		// (the controller's). The acks the copy's leader might write are not read: a copy
+		// whose high watermark moved differs from the state anyway.
+		r := objs(objRep+b, objLog+b, objHW+b, objFP+b, objRep+c, objLog+c, objHW+c, objAP+c, objMemb)
+		if !m.p.AlterPartition {
+			r = r.or(objs(objCtrl))
+		}
 		return r, objs(objFP + b)
 	case KindFollowerSendEpochRequest:
 		r := m.each(objRep).or(objs(objLog+b, objHW+b, objFP+b))
@@ -205,14 +278,31 @@ func (m *Model) footprint(g int) (reads, writes oset) {
 	case KindBrokerHandleLeaderAndIsr:
 		// Becoming leader (maybeIncrementHW) or follower (startFetching truncates; the
 		// response in flight is dropped).
-		return rw(objs(objRep+b, objLog+b, objHW+b, objFP+b, objLAI+b, objAcked))
+		return rw(objs(objRep+b, objRole+b, objLog+b, objHW+b, objFP+b, objLAI+b))
 	case KindLeaderHandleAlterPartitionResponse:
-		return rw(objs(objRep+b, objLog+b, objHW+b, objAP+b, objAcked, objPlane))
+		return rw(objs(objRep+b, objLog+b, objHW+b, objAP+b, objPlane))
 	case KindLeaderShrinkISR:
-		w := objs(objRep+b, objAP+b, objCtrl, objHW+b, objAcked, objUsed+FaultLag)
-		return w.or(objs(objLog + b)), w
+		w := objs(objRep+b, objAP+b, objCtrl, objHW+b, objUsed+FaultLag)
+		return w.or(objs(objLog+b, objMemb)), w
 	case KindBrokerRestart:
-		return rw(objs(objRep+b, objPlane))
+		return rw(objs(objRep+b, objLive+b, objPlane))
+	case KindControllerHandleAlterPartition:
+		// handleAlterPartition: the request from b, the answer to b, the controller's state.
+		// The membership: live (fenced), shutting down, broker epochs (KIP-903).
+		return objs(objCtrl, objMemb, objAP+b), objs(objCtrl, objAP+b)
+	case KindControllerHandleBrokerFailure:
+		// brokerFailed (an election picks in the assignment order) and publish.
+		r := objs(objCtrl, objMemb, objOrd).or(m.announce())
+		return r, objs(objCtrl, objMemb, objOrd).or(m.each(objLAI))
+	case KindControllerHandleBrokerStartup:
+		// As a failure first for a bounced broker; b's registration is handled.
+		r := objs(objCtrl, objMemb, objOrd).or(m.announce())
+		return r, objs(objCtrl, objMemb, objOrd, objLive+b).or(m.each(objLAI))
+	case KindControllerMoveLeader, KindControllerElectPreferred:
+		// The partition state changes; the membership is only read.
+		u := objs(objUsed + budgetOf(k))
+		r := objs(objCtrl, objMemb).or(u).or(m.announce())
+		return r, objs(objCtrl).or(u).or(m.each(objLAI))
 	case KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindBrokerBeginShutdown, KindBrokerStop:
 		return rw(m.stopObjs(b))
 	case KindNetworkLoseMessage:
@@ -231,18 +321,22 @@ func (m *Model) Guards(g int) int {
 	if !m.fine() {
 		return 0
 	}
-	k, b, c := groupOf(g)
-	if b >= m.nb() || c >= m.nb() {
+	if m.absent(g) {
 		return 1
 	}
+	k, _, _ := groupOf(g)
 	switch k {
 	case KindControllerMoveLeader, KindControllerElectPreferred:
 		return 3 // the controller's view, the fault's budget, max_epoch
+	case KindFollowerSendFetch:
+		return 3 // the follower's leader, the message plane, the fetch state
+	case KindLeaderShrinkISR:
+		return 3 // a leader, the fault's budget, the follower behind in the ISR
 	case KindLeaderHandleFetch, KindLeaderHandleEpochRequest, KindNetworkReadRecord, KindNetworkReadGarbage,
 		KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse, KindBrokerHandleLeaderAndIsr,
-		KindLeaderHandleAlterPartitionResponse, KindFollowerSendFetch, KindFollowerSendEpochRequest,
+		KindLeaderHandleAlterPartitionResponse, KindFollowerSendEpochRequest,
 		KindLeaderAppend, KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindNetworkLoseMessage,
-		KindLeaderShrinkISR, KindBrokerControlledShutdown:
+		KindBrokerControlledShutdown:
 		return 2 // the replica's state, and the message to take or the bound or budget
 	case KindBrokerRestart, KindBrokerBeginShutdown, KindBrokerStop,
 		KindControllerHandleAlterPartition, KindControllerHandleBrokerFailure, KindControllerHandleBrokerStartup:
@@ -278,10 +372,14 @@ func budgetOf(k int) int {
 func (m *Model) GuardReads(g, j int) Objects { return Objects(m.guardReads(g, j)) }
 
 func (m *Model) guardReads(g, j int) oset {
-	k, b, c := groupOf(g)
-	if b >= m.nb() || c >= m.nb() {
+	if m.absent(g) {
 		return oset{}
 	}
+	k, b, c := groupOf(g)
+	return m.withLive(m.kindGuardReads(k, b, c, j))
+}
+
+func (m *Model) kindGuardReads(k, b, c, j int) oset {
 	if f := budgetOf(k); f >= 0 && j == 1 {
 		return objs(objUsed + f)
 	}
@@ -294,51 +392,69 @@ func (m *Model) guardReads(g, j int) oset {
 	switch k {
 	case KindLeaderHandleFetch, KindLeaderHandleEpochRequest:
 		if j == 0 {
-			return objs(objRep + b)
+			return objs(objLive + b) // up and serving
 		}
 		return objs(objFP + c)
 	case KindNetworkReadRecord, KindNetworkReadGarbage:
 		if j == 0 {
-			return objs(objRep + c)
+			return objs(objLive + c)
 		}
 		return objs(objFP + c)
-	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse, KindFollowerSendFetch, KindFollowerSendEpochRequest:
+	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse:
+		if j == 0 {
+			return objs(objLive + b)
+		}
+		return objs(objFP + b)
+	case KindFollowerSendFetch:
+		switch j {
+		case 0:
+			return objs(objLive+b, objRole+b, objLive+c) // a follower of c, and c serving
+		case 2:
+			return objs(objRep + b) // the fetch state
+		}
+		return objs(objFP + b)
+	case KindFollowerSendEpochRequest:
 		if j == 0 {
 			return objs(objRep + b)
 		}
 		return objs(objFP + b)
 	case KindBrokerHandleLeaderAndIsr:
 		if j == 0 {
-			return objs(objRep + b)
+			return objs(objLive + b)
 		}
 		return objs(objLAI + b)
 	case KindLeaderHandleAlterPartitionResponse:
 		if j == 0 {
-			return objs(objRep + b)
+			return objs(objLive + b)
 		}
 		return objs(objAP + b)
 	case KindNetworkLoseMessage:
 		return objs(objFP + b)
 	case KindLeaderShrinkISR:
+		if j == 0 {
+			return objs(objLive+b, objRole+b)
+		}
 		return objs(objRep+b, objLog+b)
 	case KindControllerHandleAlterPartition:
 		return objs(objAP + b)
 	case KindControllerHandleBrokerFailure:
-		return objs(objRep+b, objCtrl)
+		return objs(objLive+b, objMemb)
 	case KindControllerMoveLeader, KindControllerElectPreferred:
-		return objs(objCtrl)
+		return objs(objCtrl, objMemb)
 	case KindBrokerControlledShutdown:
-		return objs(objRep+b, objCtrl)
+		return objs(objRep+b, objCtrl, objMemb)
+	case KindLeaderAppend:
+		return objs(objLive+b, objRole+b) // a leader, serving
 	}
-	return objs(objRep + b) // LeaderAppend, restarts and stops, ControllerHandleBrokerStartup
+	return objs(objLive + b) // restarts, crashes and stops, ControllerHandleBrokerStartup
 }
 
 // Guard reports whether guard j of group g holds in s.
 func (m *Model) Guard(s *State, g, j int) bool {
-	k, b, c := groupOf(g)
-	if b >= m.nb() || c >= m.nb() {
+	if m.absent(g) {
 		return false
 	}
+	k, b, c := groupOf(g)
 	r := &s.B[b]
 	if f := budgetOf(k); f >= 0 && j == 1 {
 		return m.budget(s, f)
@@ -383,11 +499,13 @@ func (m *Model) Guard(s *State, g, j int) bool {
 		return msg.Kind == MsgFetchResponse && (msg.Err != ErrNone || msg.DivE != NoEpoch || m.readDone(msg))
 	case KindFollowerSendFetch, KindFollowerSendEpochRequest:
 		if j == 0 {
-			want := FetchFetching
-			if k == KindFollowerSendEpochRequest {
-				want = FetchTruncating
+			if k == KindFollowerSendFetch {
+				return r.Alive && r.Role == RoleFollower && r.Leader == uint8(c)+1 && s.serving(c)
 			}
-			return r.Alive && r.Role == RoleFollower && r.Fetch == want && r.Leader != 0
+			return r.Alive && r.Role == RoleFollower && r.Fetch == FetchTruncating && r.Leader != 0
+		}
+		if k == KindFollowerSendFetch && j == 2 {
+			return r.Fetch == FetchFetching
 		}
 		return s.Net.fetchPlane(uint8(b)) < 0
 	case KindBrokerHandleLeaderAndIsr:
@@ -403,11 +521,18 @@ func (m *Model) Guard(s *State, g, j int) bool {
 	case KindNetworkLoseMessage:
 		return s.Net.fetchPlane(uint8(b)) >= 0
 	case KindLeaderShrinkISR:
-		return r.Alive && r.Role == RoleLeader && !r.Pending && has(r.ISR, c) && r.FLEO[c] < r.LEO
+		if j == 0 {
+			return r.Alive && r.Role == RoleLeader
+		}
+		return !r.Pending && has(r.ISR, c) && r.FLEO[c] < r.LEO
 	case KindLeaderAppend:
 		return r.Alive && r.Role == RoleLeader && s.serving(b)
 	case KindBrokerRestart:
 		return !r.Alive
+	case KindBrokerBeginShutdown:
+		return r.Alive && r.Shut == ShutRequested
+	case KindBrokerStop:
+		return r.Alive && r.Shut == ShutClosing
 	case KindControllerHandleAlterPartition:
 		return s.Net.find(MsgAlterPartition, uint8(b), CtrlID) >= 0
 	case KindControllerHandleBrokerFailure:
@@ -437,11 +562,12 @@ func (m *Model) PropertyReads(name string) *Objects {
 	case "LogMatching":
 		o = m.each(objLog)
 	case "NoCommittedDataLoss":
-		o = m.each(objLog).or(m.each(objRep)).or(objs(objAcked, objCtrl))
+		// The acks are broker b's high watermark's (objHW): see the objects.
+		o = m.each(objLog).or(m.each(objHW)).or(m.each(objRep)).or(m.each(objLive)).or(objs(objCtrl, objMemb))
 	default:
 		return nil
 	}
-	r := Objects(o)
+	r := Objects(m.withLive(o))
 	return &r
 }
 

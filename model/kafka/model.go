@@ -534,7 +534,9 @@ func KindByName(name string) int {
 	return -1
 }
 
-// ActionName is the action with its arguments: "FollowerSendFetch(2)" (brokers 1-based);
+// ActionName is the action with its arguments: "FollowerSendFetch(2)" (brokers 1-based;
+// FollowerSendFetch's code also carries the leader it fetches from, which its name leaves out,
+// as the follower's state names it);
 // BrokerCrash(b, staleEntries) when the checkpoint keeps stale entries,
 // BrokerUncleanCrash(b, recoveryFrom, checkpointEntries), BrokerPowerLoss(b, recoveryFrom,
 // newLEO, checkpointEntries).

@@ -109,19 +109,24 @@ func TestPORWhyNot(t *testing.T) {
 					}
 				} else {
 					add = nil
-					best := -1
+					best, bestEn := -1, 0
 					for j := 0; j < m.Guards(g); j++ {
 						if m.Guard(&s, g, j) {
 							continue
 						}
 						var set []int
+						enabled := 0
 						for h := 0; h < n; h++ {
 							if meet(writes[h], m.guardReads(g, j)) {
 								set = append(set, h)
+								if en[h] {
+									enabled++
+								}
 							}
 						}
-						if best < 0 || len(set) < len(add) {
-							best, add = j, set
+						// As checker/por.go: the fewest enabled writers, then the fewest writers.
+						if best < 0 || enabled < bestEn || enabled == bestEn && len(set) < len(add) {
+							best, add, bestEn = j, set, enabled
 						}
 					}
 					if best < 0 {

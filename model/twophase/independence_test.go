@@ -170,3 +170,28 @@ func TestPORDifferentialLong(t *testing.T) {
 	}
 	runDifferential(t, n)
 }
+
+// TestPORStateOnly: TCConsistent reads every RM's decision, so every RM's step that decides
+// is visible; with state properties only a stubborn set may hold visible groups (C2',
+// checker/por.go) and the search reduces, with the plain search's verdict; an action
+// property that reads nothing (it makes no step visible) brings C2 back, and with it nothing
+// is reduced.
+func TestPORStateOnly(t *testing.T) {
+	var none checker.Objects
+	always := checker.Property[State]{Name: "Always", Kind: checker.ActionProperty, Reads: &none,
+		Step: func(*State, uint64, *State) bool { return true }}
+	for n := 3; n <= 5; n++ {
+		m := New(n)
+		props := porProps(m)[:1]
+		plain := checker.Check[State](m, props, checker.Options{Workers: 1})
+		weak := checker.Check[State](m, props, checker.Options{Workers: 2, POR: true})
+		strict := checker.Check[State](m, append(props, always), checker.Options{Workers: 2, POR: true})
+		t.Logf("N=%d: plain %d states, C2' %d, C2 %d", n, plain.Stats.Distinct, weak.Stats.Distinct, strict.Stats.Distinct)
+		if weak.Verdict != plain.Verdict || strict.Verdict != plain.Verdict {
+			t.Fatalf("N=%d: C2' %s, C2 %s, plain %s", n, weak.Verdict, strict.Verdict, plain.Verdict)
+		}
+		if weak.Stats.Distinct >= strict.Stats.Distinct {
+			t.Errorf("N=%d: C2' %d states, C2 %d: want fewer", n, weak.Stats.Distinct, strict.Stats.Distinct)
+		}
+	}
+}
