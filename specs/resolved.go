@@ -192,7 +192,10 @@ func FromResolved(r Resolved, origin, path string, sets []string) (*Spec, error)
 	if len(r.Fairness) > 0 {
 		doc["fairness"] = r.Fairness
 	}
-	check := map[string]any{"name": r.Check, "expect": r.Expect, "fixes": nonNil(r.Fixes)}
+	check := map[string]any{"name": r.Check, "fixes": nonNil(r.Fixes)}
+	if r.Expect != "" {
+		check["expect"] = r.Expect
+	}
 	if r.Property != "" {
 		check["property"] = r.Property
 	}

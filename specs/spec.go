@@ -867,7 +867,9 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			}
 		}
 		ck.Mutate = mutate
-		if e, ok := v.str(c, prefix, "expect", true); ok {
+		// Without expect the check is exploratory: kmc check reports its verdict (exit code as
+		// always) and compares nothing, so it pins nothing.
+		if e, ok := v.str(c, prefix, "expect", false); ok {
 			switch checker.Verdict(e) {
 			case checker.OK, checker.Violated, checker.Incomplete:
 				ck.Expect = checker.Verdict(e)
@@ -881,7 +883,7 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			if _, present := c["property"]; !present {
 				v.errKey(prefix, `missing key "property": required when expect = "violated"`, nil)
 			}
-		case hasProp && ck.Expect != checker.Violated && ck.Expect != "":
+		case hasProp && ck.Expect != checker.Violated && (ck.Expect != "" || !hasKey(c, "expect")):
 			v.errVal(prefix+".property", `only allowed when expect = "violated"`, prop)
 		case hasProp && !contains(s.Properties, prop) && !(prop == DeadlockProperty && s.Options.Deadlock):
 			want := "want one of the spec's properties: " + strings.Join(s.Properties, ", ")
@@ -944,6 +946,13 @@ func (v *validator) checks(s *Spec, raw map[string]any, base map[string]int) {
 			Exprs: append([]ExprProperty(nil), s.invariants...)}
 		if famOK {
 			ck.Robust = v.robust(c, prefix, fam, &ck)
+		}
+		if _, has := c["expect"]; !has {
+			for _, k := range []string{"states", "unreduced", "por_states", "depth", "vacuous", "robust"} {
+				if x, pinned := c[k]; pinned {
+					v.errVal(prefix+"."+k, `only with expect: a check without expect is exploratory and compares nothing`, x)
+				}
+			}
 		}
 		s.Checks = append(s.Checks, ck)
 	}
@@ -1028,7 +1037,7 @@ func (s *Spec) valid() error {
 			return fmt.Errorf("check %s: properties differ from the spec's", c.Name)
 		}
 		switch c.Expect {
-		case checker.OK, checker.Incomplete:
+		case checker.OK, checker.Incomplete, "":
 			if c.Property != "" {
 				return fmt.Errorf("check %s: property with expect %s", c.Name, c.Expect)
 			}
@@ -1153,4 +1162,10 @@ func (s *Spec) PropertyKind(name string) checker.Kind {
 		}
 	}
 	return checker.Invariant
+}
+
+// hasKey reports whether table raw has key.
+func hasKey(raw map[string]any, key string) bool {
+	_, ok := raw[key]
+	return ok
 }

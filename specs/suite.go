@@ -20,8 +20,16 @@ func Outcome(v checker.Verdict, property string) string {
 	return string(v)
 }
 
-// Expected is the outcome the check expects.
-func (c *Check) Expected() string { return Outcome(c.Expect, c.Property) }
+// Expected is the outcome the check expects, "-" for an exploratory check (no expect).
+func (c *Check) Expected() string {
+	if c.Exploratory() {
+		return "-"
+	}
+	return Outcome(c.Expect, c.Property)
+}
+
+// Exploratory reports whether the check has no expect: its result is reported, not compared.
+func (c *Check) Exploratory() bool { return c.Expect == "" }
 
 // ResultDepth is the figure a check's pinned depth is compared with: the length in states
 // of the counterexample for a violation with a trace, else the depth of the search.
@@ -36,6 +44,9 @@ func ResultDepth(r checker.Result) int {
 // ("states: got 290, want 288"); it is empty when they agree. Pinned figures are compared
 // only when the verdict and property agree.
 func (c *Check) Compare(r checker.Result) []string {
+	if c.Exploratory() {
+		return nil
+	}
 	var diffs []string
 	if r.Verdict != c.Expect {
 		diffs = append(diffs, fmt.Sprintf("verdict: got %s, want %s", Outcome(r.Verdict, r.Property), c.Expected()))

@@ -619,7 +619,9 @@ func (o *checkOutput) done(spec *specs.Spec, c *specs.Check, res *app.CheckResul
 	}
 	got := specs.VacuousText(res.Verdict, res.Property, res.Vacuity)
 	// Wrapped at 100 columns as the other lines: a vacuous verdict can name many reasons.
-	if diffs := res.Mismatches(); len(diffs) > 0 {
+	if diffs := res.Mismatches(); c.Exploratory() {
+		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s (an exploratory check: the spec expects nothing).", got), 100, "  "))
+	} else if len(diffs) > 0 {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s; the spec expects %s (%s)", got, c.Expected(), strings.Join(diffs, "; ")), 100, "  "))
 	} else {
 		fmt.Fprintln(w, wrap(fmt.Sprintf("Result: %s, as the spec expects.", got), 100, "  "))

@@ -338,7 +338,9 @@ func (o *simOutput) done(spec *specs.Spec, c *specs.Check, res *app.SimulateResu
 	for _, p := range files {
 		fmt.Fprintf(w, "Wrote %s\n", p)
 	}
-	if matches {
+	if c.Exploratory() {
+		fmt.Fprintf(w, "Result: %s (an exploratory check: the spec expects nothing).\n", got)
+	} else if matches {
 		fmt.Fprintf(w, "Result: %s, as the spec expects.\n", got)
 	} else {
 		fmt.Fprintf(w, "Result: %s; the spec expects %s.\n", got, c.Expected())
