@@ -80,6 +80,7 @@ func (e *engine[S]) run() Result {
 				reason = e.limitReason(l)
 				for _, w := range e.ws {
 					w.orbits = 0 // states of the dropped segment, expanded again on resume
+					w.segReduced, w.segProviso = 0, 0
 				}
 				if !best.found {
 					e.lastCheckpoint(&cur, lo, &next, &p)
@@ -96,6 +97,8 @@ func (e *engine[S]) run() Result {
 			for _, w := range e.ws {
 				e.orbits += w.orbits // the segment is committed: its states count as expanded
 				w.orbits = 0
+				w.reduced, w.proviso = w.reduced+w.segReduced, w.proviso+w.segProviso
+				w.segReduced, w.segProviso = 0, 0
 			}
 			total := e.insert(outs)
 			d := e.commit(outs, total, &next, atBound)

@@ -29,8 +29,8 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 		res.Stats.POR = true
 		res.Stats.Reduced, res.Stats.Proviso = e.reduced0, e.proviso0
 		for _, w := range e.ws {
-			res.Stats.Reduced += w.reduced
-			res.Stats.Proviso += w.proviso
+			res.Stats.Reduced += w.reduced + w.segReduced // a segment that found a violation is not committed
+			res.Stats.Proviso += w.proviso + w.segProviso
 		}
 		if res.Verdict == Violated && res.Trace != nil && res.Stats.Reduced > 0 {
 			// (A search that reduced no state was the plain one: its trace is a shortest.)

@@ -41,6 +41,9 @@ type worker[S any] struct {
 	// expanded with a reduced set and those the proviso expanded in full.
 	pb               porBuf
 	reduced, proviso int64
+	// The same counts for the segment being expanded: added to reduced and proviso when it is
+	// committed, dropped with it when a limit drops it (it is expanded again on resume).
+	segReduced, segProviso int64
 }
 
 func (e *engine[S]) worker(i int) *worker[S] {
@@ -181,7 +184,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 			switch w.reducedSet(idx, self) {
 			case setTaken:
 				out.gen += int64(w.pb.kept - len(w.succ))
-				w.reduced++
+				w.segReduced++
 				return
 			case setStutters:
 				// Every step of the set is a stuttering step: another key, if there is one.
@@ -195,7 +198,7 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 			}
 			break
 		}
-		w.proviso++
+		w.segProviso++
 		for i := range w.succ {
 			w.addSucc(i)
 		}
