@@ -24,8 +24,8 @@ type itfTrace struct {
 	Check  string // #meta kmc::check
 	Vars   []string
 	States []map[string]any
-	// Config is the resolved configuration a trace written by kmc conform --walks carries
-	// (#meta kmc::config), nil for others.
+	// Config is the model configuration a trace written by kmc conform --walks carries
+	// (#meta kmc::modelConfig), nil for others.
 	Config *model.Config
 }
 
@@ -49,11 +49,21 @@ func loadITF(path string) (*itfTrace, error) {
 	t := &itfTrace{Path: path, Vars: raw.Vars, States: raw.States}
 	t.Source, _ = raw.Meta["source"].(string)
 	t.Check, _ = raw.Meta["kmc::check"].(string)
-	if c, ok := raw.Meta["kmc::config"]; ok {
+	// A walk's model configuration is #meta kmc::modelConfig; walks written before the traces
+	// of kmc check carried their spec-level configuration in kmc::config (specs.Resolved) had
+	// it there, recognised by the model's own field names.
+	key := "kmc::modelConfig"
+	c, ok := raw.Meta[key]
+	if !ok {
+		if old, isMap := raw.Meta["kmc::config"].(map[string]any); isMap && old["Brokers"] != nil {
+			key, c, ok = "kmc::config", old, true
+		}
+	}
+	if ok {
 		b, _ := json.Marshal(c)
 		var cfg model.Config
 		if err := json.Unmarshal(b, &cfg); err != nil {
-			return nil, fmt.Errorf("%s: #meta kmc::config: %v", path, err)
+			return nil, fmt.Errorf("%s: #meta %s: %v", path, key, err)
 		}
 		t.Config = &cfg
 	}

@@ -298,8 +298,9 @@ func printWalkSummary(w io.Writer, f *conformFlags, kafka string, diffs []walkDi
 	}
 }
 
-// writeWalk writes a walk as an ITF trace whose #meta carries the resolved configuration
-// (kmc::config), so that kmc conform replays it alone with the same model.
+// writeWalk writes a walk as an ITF trace whose #meta carries the model's configuration
+// (kmc::modelConfig; kmc::config is the spec-level configuration of kmc check's traces), so
+// that kmc conform replays it alone with the same model.
 func writeWalk(path string, m *model.Model, cfg model.Config, f *conformFlags, states []map[string]any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -311,7 +312,7 @@ func writeWalk(path string, m *model.Model, cfg model.Config, f *conformFlags, s
 	doc := map[string]any{
 		"#meta": map[string]any{"format": "ITF", "source": f.spec, "kmc::check": f.check,
 			"description": fmt.Sprintf("Created by kmc conform --walks: walk of seed %d that %s did not follow", f.seed, f.kafka),
-			"kmc::config": cfg},
+			"kmc::modelConfig": cfg},
 		"vars": vars, "states": states,
 	}
 	data, err := json.MarshalIndent(doc, "", " ")
