@@ -311,7 +311,7 @@ func writeWalk(path string, m *model.Model, cfg model.Config, f *conformFlags, s
 	}
 	doc := map[string]any{
 		"#meta": map[string]any{"format": "ITF", "source": f.spec, "kmc::check": f.check,
-			"description": fmt.Sprintf("Created by kmc conform --walks: walk of seed %d that %s did not follow", f.seed, f.kafka),
+			"description":      fmt.Sprintf("Created by kmc conform --walks: walk of seed %d that %s did not follow", f.seed, f.kafka),
 			"kmc::modelConfig": cfg},
 		"vars": vars, "states": states,
 	}
