@@ -169,6 +169,18 @@ func (b seqBox) intersects(o seqBox) bool {
 }
 
 // crosses reports whether segment s meets box b (Liang-Barsky clipping).
+// clear reports whether b crosses none of the segments of obstacles.
+func (b seqBox) clear(obstacles ...[]seqSeg) bool {
+	for _, segs := range obstacles {
+		for _, s := range segs {
+			if b.crosses(s) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (b seqBox) crosses(s seqSeg) bool {
 	t0, t1 := 0.0, 1.0
 	dx, dy := s.x2-s.x1, s.y2-s.y1
@@ -568,15 +580,7 @@ func layoutSequence(t *checker.Trace, opts SequenceOptions) (*seqLayout, error) 
 		w := tx.box.x1 - tx.box.x0
 		lo, hi := float64(seqLeft+4), l.lanesRight-w-4
 		free := func(x float64, obstacles ...[]seqSeg) bool {
-			b := seqBox{x, tx.box.y0, x + w, tx.box.y1}
-			for _, segs := range obstacles {
-				for _, s := range segs {
-					if b.crosses(s) {
-						return false
-					}
-				}
-			}
-			return true
+			return seqBox{x, tx.box.y0, x + w, tx.box.y1}.clear(obstacles...)
 		}
 		for _, hard := range [][][]seqSeg{{segs, lifelines}, {segs}} {
 			if len(hard) == 2 && !soft {
@@ -609,15 +613,7 @@ func layoutSequence(t *checker.Trace, opts SequenceOptions) (*seqLayout, error) 
 			lo = math.Min(hi, x2+6)
 		}
 		free := func(x float64, obstacles ...[]seqSeg) bool {
-			b := seqBox{x, tx.box.y0, x + w, tx.box.y1}
-			for _, segs := range obstacles {
-				for _, s := range segs {
-					if b.crosses(s) {
-						return false
-					}
-				}
-			}
-			return true
+			return seqBox{x, tx.box.y0, x + w, tx.box.y1}.clear(obstacles...)
 		}
 		for _, hard := range [][][]seqSeg{{segs, lifelines}, {segs}} {
 			for d := 0.0; d <= hi-lo; d += 6 {
