@@ -1164,17 +1164,7 @@ func (c *coordinator[S]) trace(v violation) (*Trace, error) {
 	}
 	states, acts2 := e.actualWalkFrom(rev[0], canon, codes, lastProp)
 	states, acts2 = e.settle(states, acts2, lastProp)
-	t := e.makeTrace(e.violName(v), states, acts2)
-	n := len(states) - 1
-	switch {
-	case v.prop < 0:
-		t.Witness = deadlockWitness(n)
-	case v.step:
-		t.Witness = stepWitness(e.m, &e.props[v.prop], &states[n-1], acts2[n-1], &states[n], n)
-	default:
-		t.Witness = stateWitness(&e.props[v.prop], &states[n], n)
-	}
-	return t, nil
+	return e.violationTrace(v, states, acts2), nil
 }
 
 // wr and rd write and read the messages' little-endian fields.

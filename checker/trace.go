@@ -265,17 +265,7 @@ func (e *engine[S]) safetyTrace(v violation) *Trace {
 	}
 	states, acts := e.actualWalk(path[0], canon, codes, lastProp)
 	states, acts = e.settle(states, acts, lastProp)
-	t := e.makeTrace(e.violName(v), states, acts)
-	n := len(states) - 1
-	switch {
-	case v.prop < 0:
-		t.Witness = deadlockWitness(n)
-	case v.step:
-		t.Witness = stepWitness(e.m, &e.props[v.prop], &states[n-1], acts[n-1], &states[n], n)
-	default:
-		t.Witness = stateWitness(&e.props[v.prop], &states[n], n)
-	}
-	return t
+	return e.violationTrace(v, states, acts)
 }
 
 // makeTrace renders states (and the action codes between them) for the renderers.
@@ -343,4 +333,20 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// violationTrace is the trace of violation v along states and acts (the path to its state,
+// settled), with the witness its kind of violation gives.
+func (e *engine[S]) violationTrace(v violation, states []S, acts []uint64) *Trace {
+	t := e.makeTrace(e.violName(v), states, acts)
+	n := len(states) - 1
+	switch {
+	case v.prop < 0:
+		t.Witness = deadlockWitness(n)
+	case v.step:
+		t.Witness = stepWitness(e.m, &e.props[v.prop], &states[n-1], acts[n-1], &states[n], n)
+	default:
+		t.Witness = stateWitness(&e.props[v.prop], &states[n], n)
+	}
+	return t
 }
