@@ -134,9 +134,9 @@ conformance: build conformance-tools
 		echo "./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r (KRaft)"; \
 		./$(KMC) conform --walks $(CONFORM_WALKS) --seed $(CONFORM_SEED) --kafka $$r $(CONFORM_WALKK) --out out/conformance/walksk-$$r; \
 	done
-	@set -e; echo "mvn -B -f conformance/pom.xml -Dkafka.version=4.1.2 test-compile, then surefire:test -Dtest=ReappliedShrinkTest on 3.9.2 4.1.2 4.2.1 4.4.0 (docs/conformance.md)"; \
+	@set -e; echo "mvn -B -f conformance/pom.xml -Dkafka.version=4.1.2 test-compile, then surefire:test -Dtest=ReappliedIsrChangeHazardTest on 3.9.2 4.1.2 4.2.1 4.4.0 (docs/conformance.md)"; \
 		mvn -B -f conformance/pom.xml -Dkafka.version=4.1.2 test-compile; for r in 3.9.2 4.1.2 4.2.1 4.4.0; do \
-		mvn -B -f conformance/pom.xml -Dkafka.version=$$r surefire:test -Dtest=ReappliedShrinkTest -Dsurefire.redirectTestOutputToFile=true; done
+		mvn -B -f conformance/pom.xml -Dkafka.version=$$r surefire:test -Dtest=ReappliedIsrChangeHazardTest -Dsurefire.redirectTestOutputToFile=true; done
 
 # The long differential run: 10,000 walks per release (5,000 per configuration); hours.
 conformance-walks: build conformance-tools

@@ -80,7 +80,9 @@ final class KRaftController {
         Object mv = Dyn.callStatic(mvc, "latestProduction");
         String mvName = (String) k.get("metadataVersion");
         if (mvName != null && !mvName.isEmpty()) {
-            mv = Dyn.callStatic(mvc, "fromVersionString", mvName);
+            // 4.2 added fromVersionString's enableUnstableFeature parameter.
+            mv = Dyn.hasStatic(mvc, "fromVersionString", 2) ? Dyn.callStatic(mvc, "fromVersionString", mvName, true)
+                    : Dyn.callStatic(mvc, "fromVersionString", mvName);
         }
         short mvLevel = (short) Dyn.call(mv, "featureLevel");
         inv(fcm, "replay", new FeatureLevelRecord().setName("metadata.version").setFeatureLevel(mvLevel));

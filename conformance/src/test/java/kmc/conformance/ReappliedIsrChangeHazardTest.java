@@ -1,29 +1,39 @@
 /*
- * A Kafka hazard under KRaft, reproduced on the real classes of a release with a mock clock:
- * a leader's metadata replay re-applies its own ISR shrink (a PartitionChangeRecord at the
- * partition epoch the leader already has, from the AlterPartition response) and so forgets an
- * ISR expansion it has in flight; the high watermark passes the joiner, which the controller
- * then admits to the ISR without the acknowledged records; elected, it loses them.
+ * A Kafka hazard under KRaft, reproduced on the real classes of a release with a mock clock. The
+ * tests PASS when the hazard is present: they assert that acknowledged records are lost.
+ *
+ * A leader learns the partition epoch of its own ISR change from the AlterPartition response,
+ * before its metadata replay delivers the change's PartitionChangeRecord. If it sends another
+ * ISR change in between (an expansion: pending, the high watermark counts the joiner), the
+ * replayed record, at the partition epoch the leader already has, is applied again by
+ * Partition.makeLeader and resets the partition state to the record's committed ISR: the
+ * pending expansion is forgotten, the high watermark passes the joiner, the controller then
+ * admits the joiner (the expansion was sent and is accepted), and when the joiner is elected the
+ * records below the old high watermark that it lacks are lost. The first change is the leader's
+ * shrink of the joiner (metadata version 3.6-IV0 and later, where a shrink keeps the leader
+ * epoch) or an expansion of another replica (any metadata version).
  *
  * Run it with:
- *   mvn -o -q -f conformance/pom.xml -Dkafka.version=4.1.1 test -Dtest=ReappliedShrinkTest
+ *   mvn -o -q -f conformance/pom.xml -Dkafka.version=4.1.1 test -Dtest=ReappliedIsrChangeHazardTest
  *
- * Kafka code (4.1.1): Partition.makeLeader skips a partition state only when its partition epoch
- * is LOWER than the one the leader has (core/src/main/scala/kafka/cluster/Partition.scala, the
- * check at line 738, KAFKA-13790, since 3.3.0), and otherwise re-applies its ISR with
- * updateAssignmentAndIsr, which sets partitionState = CommittedPartitionState (line 997): a
- * PendingExpandIsr is dropped. maybeIncrementLeaderHW (line 1152) then counts the joiner only if
- * it is in partitionState.maximalIsr or ReplicaState.isCaughtUp (its lastCaughtUpTimeMs within
- * replica.lag.time.max.ms). The expansion's response is ignored (submitAlterPartition's
- * completion: partitionState != proposedIsrState, line 1831), but the controller accepted it.
+ * Kafka code (4.1.1, core/src/main/scala/kafka/cluster/Partition.scala): makeLeader skips a
+ * partition state only when its partition epoch is LOWER than the leader's (line 743; KAFKA-13790,
+ * since 3.3.0) and otherwise applies its ISR with updateAssignmentAndIsr, which sets
+ * partitionState = CommittedPartitionState (line 1001), dropping a PendingExpandIsr.
+ * maybeIncrementLeaderHW (line 1152) then waits for the joiner only if it is in
+ * partitionState.maximalIsr or ReplicaState.isCaughtUp (its last caught-up fetch within
+ * replica.lag.time.max.ms, server/.../replica/ReplicaState.java line 62). The expansion's
+ * response is ignored (submitAlterPartition's completion, partitionState != proposedIsrState,
+ * line 1836), but the controller has accepted it (ReplicationControlManager.alterPartition:
+ * leader epoch and partition epoch match). ReplicaManager.applyLocalLeadersDelta calls makeLeader
+ * for every record that changes the partition epoch of the broker's image (TopicDelta.localChanges).
  *
  * Everything runs on Kafka's classes: Partition (makeLeader, makeFollower, fetchRecords,
- * maybeShrinkIsr, appendRecordsToLeader, checkEnoughReplicasReachOffset), ReplicaFetcherThread
- * for the followers, UnifiedLog, and ReplicationControlManager.alterPartition /
- * handleBrokerInControlledShutdown for the controller (kmc's conformance harness: Cluster,
- * KRaftController). What the test chooses is the order in which messages arrive: the metadata
- * replay of the shrink's record reaches the leader after the shrink's AlterPartition response and
- * after the leader has sent its expansion, but before the expansion's response.
+ * maybeShrinkIsr, appendRecordsToLeader, checkEnoughReplicasReachOffset, the AlterPartition
+ * callbacks), ReplicaFetcherThread for the followers, UnifiedLog, and a ReplicationControlManager
+ * (alterPartition, handleBrokerInControlledShutdown, PartitionChangeBuilder) for the controller,
+ * through kmc's conformance harness (Cluster, KRaftController). The test chooses only the order
+ * in which messages arrive and how the clock moves.
  */
 package kmc.conformance;
 
@@ -49,7 +59,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-public class ReappliedShrinkTest {
+public class ReappliedIsrChangeHazardTest {
     /** Leader, joiner, follower: the assignment [1, 2, 3] makes the joiner the next leader. */
     private static final int L = 1, J = 2, F = 3;
 
@@ -60,6 +70,8 @@ public class ReappliedShrinkTest {
      */
     private static final boolean ELR = !kafkaVersion().startsWith("3.") && !kafkaVersion().startsWith("4.0");
 
+    /** The controller's metadata version: null for the release's latest production one. */
+    private String mv;
     private Path dir;
     private Cluster c;
     /** The controller's registration of the partition (what its ReplicationControlManager holds). */
@@ -80,7 +92,7 @@ public class ReappliedShrinkTest {
         try (Stream<Path> w = Files.walk(dir)) {
             w.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
-        System.out.println("[" + kafkaVersion() + (ELR ? ", ELR" : "") + "] " + getClass().getSimpleName() + ":");
+        System.out.println("[" + kafkaVersion() + (mv != null ? ", metadata version " + mv : ELR ? ", ELR" : "") + "] " + getClass().getSimpleName() + ":");
         for (String s : log) {
             System.out.println("  " + s);
         }
@@ -161,6 +173,154 @@ public class ReappliedShrinkTest {
         assertTrue(o.acknowledged);
         assertEquals(J, o.newLeader);
         assertEquals(Set.of(3, 4, 5, 6, 7), o.lost(), "acknowledged records lost");
+    }
+
+    /**
+     * Below metadata version 3.6-IV0 (the latest production version of 3.3, 3.4 and 3.5) the
+     * controller bumps the leader epoch on an ISR shrink (PartitionChangeBuilder.
+     * triggerLeaderEpochBumpForIsrShrinkIfNeeded, KAFKA-15021): the shrink's response carries
+     * leader epoch 1, which the leader ignores (handleAlterPartitionUpdate: leader epoch differs),
+     * so it stays in PendingShrinkIsr (no expansion can be sent) until the replay, which comes at
+     * a new leader epoch. The shrink form of the hazard is closed there.
+     */
+    @Test
+    public void testShrinkResponseIgnoredBelowMetadataVersion36() throws Exception {
+        mv = "3.5-IV2";
+        c = new Cluster(dir.toFile(), 3, 2, 1, "uniform");
+        List<Integer> all = List.of(1, 2, 3);
+        reg = registration(L, 0, 0, all);
+        replayAll(all);
+        c.leaderAppend(L, 1);
+        for (int b = 2; b <= 3; b++) {
+            fetch(b);
+            fetch(b);
+        }
+        c.leaderAppend(L, 2);
+        c.clock.advance(Cluster.LAG_MAX_MS + 1);
+        fetch(F);
+        fetch(F);
+        Dyn.call(part(L), "maybeShrinkIsr");
+        Map<String, Object> n1 = alterPartition(pending(L));
+        assertEquals("NONE", n1.get("error"));
+        assertEquals(1, n1.get("leaderEpoch"), "the controller at 3.5-IV2 bumps the leader epoch on a shrink");
+        respond(L, n1);
+        assertEquals(0, (int) Dyn.call(part(L), "getPartitionEpoch"), "the leader ignores the response");
+        assertTrue((boolean) Dyn.call(Dyn.call(part(L), "partitionState"), "isInflight"), "the shrink stays pending");
+        fetch(J);
+        fetch(J);
+        assertEquals(null, c.brokers[L].alter, "no expansion while the shrink is pending");
+        log.add("metadata version 3.5-IV2: the shrink commits leader epoch " + n1.get("leaderEpoch") + ", partition epoch "
+                + n1.get("partitionEpoch") + "; the leader ignores the response (partition epoch "
+                + Dyn.call(part(L), "getPartitionEpoch") + ", shrink in flight) and sends no expansion");
+    }
+
+    /**
+     * The hazard without a shrink, which metadata version 3.5-IV2 (3.3-3.5's controllers) leaves
+     * open too: the leader's own expansion of replica 3 is answered (partition epoch 1), it sends
+     * a second expansion for replica 2, and the replay of the first expansion's record, at
+     * partition epoch 1, drops the second. Three replicas, min.insync.replicas = 2.
+     */
+    @Test
+    public void testReappliedExpansionLosesAcknowledgedRecordsAtMetadataVersion35() throws Exception {
+        mv = "3.5-IV2";
+        Outcome o = expansions(true);
+        assertEquals(4L, o.leaderHw);
+        assertTrue(o.acknowledged);
+        assertEquals(List.of(1, 2, 3), o.isrWhenJoinerAdmitted);
+        assertEquals(2, o.newLeader);
+        assertEquals(Set.of(4), o.lost(), "acknowledged records lost");
+    }
+
+    @Test
+    public void testReappliedExpansionLosesAcknowledgedRecords() throws Exception {
+        Outcome o = expansions(true);
+        assertEquals(4L, o.leaderHw);
+        assertTrue(o.acknowledged);
+        assertEquals(2, o.newLeader);
+        assertEquals(Set.of(4), o.lost(), "acknowledged records lost");
+    }
+
+    /** The control: the first expansion's record replayed after the second's response. */
+    @Test
+    public void testExpansionReplayedAfterSecondExpansionResponseLosesNothing() throws Exception {
+        Outcome o = expansions(false);
+        assertEquals(2L, o.leaderHw);
+        assertFalse(o.acknowledged);
+        assertEquals(2, o.newLeader);
+        assertEquals(Set.of(), o.lost());
+    }
+
+    /**
+     * Leader 1, ISR [1] at first; replica 3 joins (expansion, answered: partition epoch 1), then
+     * replica 2 reaches the high watermark behind the leader's log end and the leader sends the
+     * second expansion; reapply: the first expansion's record is replayed at the leader before
+     * the second's response.
+     */
+    private Outcome expansions(boolean reapply) throws Exception {
+        final int y = 2, x = 3; // y joins second and is elected; x joins first
+        Outcome o = new Outcome();
+        c = new Cluster(dir.toFile(), 3, 2, 1, "uniform");
+        List<Integer> all = List.of(1, 2, 3);
+        reg = registration(L, 0, 0, List.of(L));
+        replayAll(all);
+        fetch(x); // at offset 0 = the high watermark: the first expansion (acks=all writes wait for it: ISR [1] < 2)
+        Map<String, Object> e1 = pending(L);
+        assertEquals(List.of(1, 3), e1.get("isr"));
+        Map<String, Object> n1 = alterPartition(e1);
+        assertEquals("NONE", n1.get("error"));
+        assertEquals(0, n1.get("leaderEpoch"), "an expansion never bumps the leader epoch");
+        respond(L, n1);
+        assertEquals(1, (int) Dyn.call(part(L), "getPartitionEpoch"));
+        replay(y);
+        replay(x);
+        appendRecords(1, 4);
+        fetch(x);
+        fetch(x);
+        fetch(x);
+        assertEquals(2L, hw(L));
+        fetch(y);
+        fetch(y);
+        fetch(y); // at offset 2 = the high watermark, behind the log end (4): the second expansion
+        Map<String, Object> e2 = pending(L);
+        assertEquals(all, e2.get("isr"));
+        long joinerEnd = followerEnd(L, y);
+        log.add((mv == null ? "" : "metadata version " + mv + ": ") + "expansion of 3 committed at partition epoch 1; expansion of 2 sent: its log end "
+                + joinerEnd + ", leader log end " + c.brokers[L].logEnd() + ", high watermark " + hw(L)
+                + ", lastCaughtUpTimeMs " + lastCaughtUp(L, y));
+        if (reapply) {
+            replay(L, n1);
+            assertFalse((boolean) Dyn.call(Dyn.call(part(L), "partitionState"), "isInflight"));
+        }
+        while (c.brokers[x].logEnd() < c.brokers[L].logEnd()) fetch(x);
+        fetch(x);
+        o.leaderHw = hw(L);
+        scala.Tuple2<?, ?> enough = (scala.Tuple2<?, ?>) Dyn.call(part(L), "checkEnoughReplicasReachOffset", 4L);
+        o.acknowledged = (boolean) enough._1() && enough._2().toString().equals("NONE");
+        o.acknowledgedIds = ids(L, hw(L));
+        Map<String, Object> n2 = alterPartition(e2);
+        assertEquals("NONE", n2.get("error"));
+        o.isrWhenJoinerAdmitted = ints(n2.get("isr"));
+        respond(L, n2);
+        if (!reapply) replay(L, n1);
+        replayAll(all);
+        c.shuttingDown.add(L);
+        Map<String, Object> n3 = controller("controlledShutdown", L, null);
+        o.newLeader = (int) n3.get("leader");
+        reg = n3;
+        replay(o.newLeader);
+        for (int b : all) {
+            if (b != o.newLeader) replay(b);
+        }
+        o.newLeaderIds = ids(o.newLeader, Long.MAX_VALUE);
+        o.newLeaderLogEnd = c.brokers[o.newLeader].logEnd();
+        fetch(x);
+        while (c.brokers[x].logEnd() < o.newLeaderLogEnd) fetch(x);
+        o.followerIdsAfter = ids(x, Long.MAX_VALUE);
+        log.add((reapply ? "re-applied" : "in order") + ": leader high watermark " + o.leaderHw + ", checkEnoughReplicasReachOffset(4) = " + enough
+                + "; second expansion committed: ISR " + n2.get("isr") + " at partition epoch " + n2.get("partitionEpoch")
+                + "; controlled shutdown of 1 elects " + o.newLeader + " with records " + o.newLeaderIds + "; replica 3 after fetching from it "
+                + o.followerIdsAfter + "; acknowledged " + o.acknowledgedIds + "; lost " + o.lost());
+        return o;
     }
 
     /** What a scenario observed. */
@@ -357,7 +517,10 @@ public class ReappliedShrinkTest {
         k.put("handler", handler);
         k.put("broker", broker);
         k.put("minIsr", c.minIsr);
-        k.put("elr", ELR);
+        k.put("elr", mv == null && ELR);
+        if (mv != null) {
+            k.put("metadataVersion", mv);
+        }
         k.put("unclean", false);
         List<Object> replicas = new ArrayList<>();
         List<Object> brokers = new ArrayList<>();
