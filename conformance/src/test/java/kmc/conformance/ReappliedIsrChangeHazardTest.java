@@ -81,7 +81,7 @@ public class ReappliedIsrChangeHazardTest {
     @BeforeEach
     public void setUp() throws Exception {
         Events.begin();
-        dir = Files.createTempDirectory("kmc-reapplied-shrink-");
+        dir = Files.createTempDirectory("kmc-reapplied-isr-change-");
     }
 
     @AfterEach
@@ -123,7 +123,7 @@ public class ReappliedIsrChangeHazardTest {
 
     /**
      * The control: the same messages, but the shrink's record is replayed after the expansion's
-     * response (the order the model takes as the only one). The pending expansion holds the high
+     * response (the order in which Kafka's code is safe). The pending expansion holds the high
      * watermark at the joiner's log end, the response commits the ISR at partition epoch 2, the
      * late record (partition epoch 1 < 2) is skipped, and nothing acknowledged is lost.
      */
@@ -161,8 +161,9 @@ public class ReappliedIsrChangeHazardTest {
      * When the joiner's last fetch reached the leader's log end within replica.lag.time.max.ms,
      * the high watermark waits for it even after the re-applied record (maybeIncrementLeaderHW's
      * shouldWaitForReplicaToJoinIsr, ReplicaState.isCaughtUp): the hazard then needs that much
-     * time between the replay and the expansion's response. Measured: 30,000 ms after the
-     * joiner's caught-up fetch the high watermark still waits; 1 ms later it passes the joiner.
+     * time between the joiner's caught-up fetch and the leader's replay of the expansion's record
+     * (which puts the joiner in the committed ISR). Measured: 30,000 ms after the joiner's
+     * caught-up fetch the high watermark still waits; 1 ms later it passes the joiner.
      */
     @Test
     public void testRecentlyCaughtUpJoinerHoldsTheHighWatermarkForTheLagTime() throws Exception {
@@ -177,8 +178,8 @@ public class ReappliedIsrChangeHazardTest {
 
     /**
      * Below metadata version 3.6-IV0 (the latest production version of 3.3, 3.4 and 3.5) the
-     * controller bumps the leader epoch on an ISR shrink (PartitionChangeBuilder.
-     * triggerLeaderEpochBumpForIsrShrinkIfNeeded, KAFKA-15021): the shrink's response carries
+     * controller bumps the leader epoch on an ISR shrink (4.1.1 PartitionChangeBuilder.
+     * triggerLeaderEpochBumpForIsrShrinkIfNeeded, line 386; KAFKA-15021, 3.6.0): the response carries
      * leader epoch 1, which the leader ignores (handleAlterPartitionUpdate: leader epoch differs),
      * so it stays in PendingShrinkIsr (no expansion can be sent) until the replay, which comes at
      * a new leader epoch. The shrink form of the hazard is closed there.
@@ -351,7 +352,7 @@ public class ReappliedIsrChangeHazardTest {
      * reapply: the leader replays the shrink's record while its expansion is in flight (else after
      * the expansion's response); caughtUp: when positive, the joiner's last fetch before the
      * expansion reaches the leader's log end, and the test measures how long after it the high
-     * watermark passes the joiner (advancing the clock 1 ms at a time once past caughtUp ms).
+     * watermark passes the joiner (the clock moves to caughtUp ms after that fetch, then 1 ms).
      */
     private Outcome scenario(int n, int minIsr, boolean reapply, long caughtUp) throws Exception {
         Outcome o = new Outcome();
