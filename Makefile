@@ -13,7 +13,9 @@ DEMO_OUT   ?= out/demo
 
 # make conformance / conformance-walks: Kafka releases and walks (docs/conformance.md).
 CONFORM_SEEDS    := kafka-18723:buggy kafka-18991:v3-9 kafka-phantom-epoch:shutdown-window kafka-phantom-epoch:kill \
-                    kafka-phantom-epoch:v4-1 kafka-13141:v2-8 kafka-13077-precondition:power-loss-2-8 kafka-13077:buggy
+                    kafka-phantom-epoch:v4-1 kafka-13141:v2-8 kafka-13077-precondition:power-loss-2-8 kafka-13077:buggy \
+                    kafka-reapplied-shrink:two-brokers kafka-reapplied-shrink:two-brokers-39 \
+                    kafka-kraft-guards:replay-KRaftReplayPartitionEpoch
 # One release of each served line (3.9.0 before PR 18852 and KAFKA-18991, 4.0.0 before both too).
 CONFORM_RELEASES ?= 3.9.0 3.9.2 4.0.0 4.0.2 4.1.2 4.2.1 4.3.2 4.4.0
 CONFORM_WALKS    ?= 60

@@ -31,43 +31,6 @@ var conformReasons = []reason{
 			"so with two followers behind it proposes them both at once",
 		match: matchShrink,
 	},
-	{
-		Name:   "kraft-replay-same-partition-epoch",
-		Defect: true,
-		Doc: "the model's KRaft leader skips a replayed PartitionChangeRecord at the partition epoch it already " +
-			"has (applyPartitionState's stalePartitionState, guard KRaftReplayPartitionEpoch); Kafka's " +
-			"Partition.makeLeader skips only a lower one (4.1.1 Partition.scala line 743, 4.2.0-rc1 line 598) and " +
-			"re-applies it: the leader's ISR becomes the record's and its AlterPartition in flight is forgotten. " +
-			"The mutant without the guard is what the real classes of 4.0.0, 4.0.1, 4.1.1, 4.1.2, 4.2.1, 4.3.2 and 4.4.0 do (conformance/suite.txt, " +
-			"kraft-guards-replay-KRaftReplayPartitionEpoch: its 16-state counterexample to NoCommittedDataLoss agrees)",
-		match: matchReplaySameEpoch,
-	},
-}
-
-// matchReplaySameEpoch: a leader's replay where Kafka re-applied the registration the model
-// skipped: same leader and epochs on both sides, and every difference is the leader's ISR
-// state (ISR, maximal ISR, the AlterPartition in flight) or what the ISR moves (the high
-// watermark).
-func matchReplaySameEpoch(act string, diffs []string, o *observed, s map[string]any) bool {
-	if act != "BrokerReplayMetadata" || len(diffs) == 0 {
-		return false
-	}
-	for _, d := range diffs {
-		if !strings.Contains(d, "'s ISR:") && !strings.Contains(d, "maximal ISR") &&
-			!strings.Contains(d, "AlterPartition in flight") && !strings.Contains(d, "high watermark") {
-			return false
-		}
-	}
-	for b := range o.Brokers {
-		k := &o.Brokers[b]
-		if k.Role == "leader" && itfStr(brokerVar(s, "role", b+1)) == "leader" && k.Pending != nil && !*k.Pending &&
-			intOf(brokerVar(s, "partitionEpoch", b+1)) == k.PartitionEpoch {
-			if p, _ := rec(brokerVar(s, "leaderState", b+1), "pendingAlterPartition").(bool); p {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // classify is the known reason for the differences at a step, or nil.

@@ -593,35 +593,3 @@ func TestConformKRaftRecorded(t *testing.T) {
 		})
 	}
 }
-
-// A KRaft leader that re-applies a replayed registration at its own partition epoch (Kafka)
-// where the model skipped it is the known model defect; any other difference at a replay is not.
-func TestClassifyReplaySameEpoch(t *testing.T) {
-	bi := func(n string) any { return map[string]any{"#bigint": n} }
-	s := map[string]any{
-		"role":           map[string]any{"#map": []any{[]any{"b1", "leader"}}},
-		"partitionEpoch": map[string]any{"#map": []any{[]any{"b1", bi("2")}}},
-		"leaderState":    map[string]any{"#map": []any{[]any{"b1", map[string]any{"pendingAlterPartition": true}}}},
-	}
-	no := false
-	o := observed{Brokers: []obsBroker{{ID: 1, Role: "leader", PartitionEpoch: 2, Pending: &no}}}
-	diffs := []string{"b1's maximal ISR: the model has {b1,b2}; Kafka 4.1.1 has {b1}",
-		"b1's AlterPartition in flight: the model says true; Kafka 4.1.1 says false"}
-	if r := classify("BrokerReplayMetadata", diffs, &o, s); r == nil || r.Name != "kraft-replay-same-partition-epoch" || !r.Defect {
-		t.Errorf("classified as %v, want the known defect kraft-replay-same-partition-epoch", r)
-	}
-	for _, tc := range []struct {
-		act   string
-		diffs []string
-		pe    int64
-	}{
-		{"LeaderAppend", diffs, 2},
-		{"BrokerReplayMetadata", append([]string{"b1's log at offset 0: the model has e1:r1; Kafka 4.1.1 has nothing there"}, diffs...), 2},
-		{"BrokerReplayMetadata", diffs, 3}, // Kafka at another partition epoch: not this defect
-	} {
-		o.Brokers[0].PartitionEpoch = tc.pe
-		if r := classify(tc.act, tc.diffs, &o, s); r != nil {
-			t.Errorf("%s %v (partition epoch %d): classified as %s, want none", tc.act, tc.diffs, tc.pe, r.Name)
-		}
-	}
-}

@@ -54,9 +54,14 @@ func (m *Model) handleLeaderAndIsr(t *State, b, i int) {
 // epoch and partition epoch pepoch. ZooKeeper mode applies only a higher leader epoch
 // (ReplicaManager.becomeLeaderOrFollower, 3.9.0 line 1986: an equal one is refused "matches
 // the current leader epoch"; its controller bumps the leader epoch on every change it
-// makes); KRaft also applies the same leader epoch with a newer partition epoch
-// (Partition.makeLeader / makeFollower: partitionState.partitionEpoch < partitionEpoch ->
-// skipped). A replica without partition state (a restart) applies any.
+// makes). KRaft, and the single controller of a release without ZooKeeper (whose brokers
+// have only Partition's test), skip only a lower partition epoch and apply an equal one again
+// (Partition.makeLeader / makeFollower, KAFKA-13790, 3.3.0 and later: 4.1.1 Partition.scala
+// lines 738-747 and 844, 3.9.1 line 724, 4.2.0-rc1 line 598; the leader epoch is not
+// compared: every change bumps the partition epoch). The equal case is the replay of
+// the record whose AlterPartition response the leader already applied; re-applied, it
+// replaces a pending AlterPartition sent since (FINDINGS.md, the re-applied shrink; proposal
+// KAFKA-13790-keep-pending). A replica without partition state (a restart) applies any.
 func (m *Model) stalePartitionState(r *Replica, epoch, pepoch uint8) bool {
 	if r.Role == RoleNone {
 		return false
@@ -64,7 +69,7 @@ func (m *Model) stalePartitionState(r *Replica, epoch, pepoch uint8) bool {
 	if m.p.ZooKeeper && !m.kraft() {
 		return epoch <= r.Epoch
 	}
-	return epoch < r.Epoch || (epoch == r.Epoch && pepoch <= r.PEpoch)
+	return pepoch < r.PEpoch
 }
 
 // applyPartitionState applies partition state msg (a LeaderAndIsr, or with KRaft the
@@ -100,6 +105,13 @@ func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 	if msg.Last == uint8(b)+1 {
 		isNew := r.Role != RoleLeader || r.Epoch != msg.Epoch
 		isNewLeader := r.Role != RoleLeader || msg.Err&LapsedLeadership != 0
+		if !isNew && r.Pending && msg.Off == r.PEpoch && m.keepPending() {
+			// The proposal KAFKA-13790-keep-pending: state at the leader's own leader and
+			// partition epochs is what it committed; its pending AlterPartition stays.
+			r.ISR = msg.HW
+			m.maybeIncrementHW(t, b)
+			return
+		}
 		r.Role, r.Leader, r.PEpoch = RoleLeader, msg.Last, msg.Off
 		r.ISR, r.MaxISR, r.Pending = msg.HW, msg.HW, false
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch

@@ -429,8 +429,7 @@ func (m *Model) kraftSteps(g *gen) {
 		for e := uint8(1); e <= k.Epoch; e++ {
 			if j := s.Net.findAlter(uint8(b), e); j >= 0 {
 				g.branch(act1(KindControllerHandleAlterPartition, b), func(t *State) bool {
-					m.krAlterPartition(g, t, j)
-					return true
+					return m.krAlterPartition(g, t, j)
 				})
 			}
 		}
@@ -672,8 +671,10 @@ func (m *Model) quorumFailoverSteps(g *gen) {
 // fenced, in controlled shutdown, or whose broker epoch (from its fetch, KIP-903) is not its
 // registration's: INELIGIBLE_REPLICA. On success the PartitionChangeRecord (with ELR's
 // update) and the new state. A controller that is no longer active answers NOT_CONTROLLER
-// (its write cannot commit); one that has renounced, and any older one, at once.
-func (m *Model) krAlterPartition(g *gen, t *State, j int) {
+// (its write cannot commit); one that has renounced, and any older one, at once. It reports
+// false when max_epoch cut the change (below metadata version 3.6 a shrink bumps the leader
+// epoch).
+func (m *Model) krAlterPartition(g *gen, t *State, j int) bool {
 	req := t.Net.Msgs[j]
 	t.Net.remove(j)
 	k := &t.KR
@@ -686,7 +687,7 @@ func (m *Model) krAlterPartition(g *gen, t *State, j int) {
 	if !active && !(k.Zombie && req.End == k.Epoch-1) {
 		notController()
 		t.Net.add(resp)
-		return
+		return true
 	}
 	c := &t.Ctrl
 	if !active {
@@ -713,11 +714,13 @@ func (m *Model) krAlterPartition(g *gen, t *State, j int) {
 		notController()
 	default:
 		if !m.change(g, t, req.HW, -1, -1, -1) {
-			// Cut by max_epoch cannot happen: an ISR change keeps the leader.
-			panic("model: AlterPartition changed the leader")
+			// Cut by max_epoch: an ISR change keeps the leader, but below metadata version
+			// 3.6 a shrink bumps the leader epoch (triggerLeaderEpochBumpIfNeeded).
+			return false
 		}
 		m.compact(t)
 		resp.Epoch, resp.Off, resp.HW = t.Ctrl.Epoch, t.Ctrl.PEpoch, t.Ctrl.ISR
 	}
 	t.Net.add(resp)
+	return true
 }
