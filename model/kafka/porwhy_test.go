@@ -351,7 +351,9 @@ func TestPOREdges(t *testing.T) {
 	for k := range edges {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return edges[keys[i]] > edges[keys[j]] || edges[keys[i]] == edges[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return edges[keys[i]] > edges[keys[j]] || edges[keys[i]] == edges[keys[j]] && keys[i] < keys[j]
+	})
 	for i, k := range keys {
 		if i == 40 {
 			break
