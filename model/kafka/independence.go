@@ -185,14 +185,26 @@ func (m *Model) absent(g int) bool {
 
 // groupOf is the kind and brokers of group g.
 func groupOf(g int) (k, b, c int) {
-	for k = numKinds - 1; k > 0 && groupBase[k] > g; k-- {
-	}
-	i := g - groupBase[k]
-	if isPair(k) {
-		return k, i / MaxBrokers, i % MaxBrokers
-	}
-	return k, i, -1
+	x := groupTable[g]
+	return int(x[0]), int(x[1]), int(x[2])
 }
+
+// groupTable is groupOf's answer per group, computed once.
+var groupTable = func() [][3]int8 {
+	t := make([][3]int8, numGroups)
+	for g := range t {
+		k := numKinds - 1
+		for ; k > 0 && groupBase[k] > g; k-- {
+		}
+		i := g - groupBase[k]
+		if isPair(k) {
+			t[g] = [3]int8{int8(k), int8(i / MaxBrokers), int8(i % MaxBrokers)}
+		} else {
+			t[g] = [3]int8{int8(k), int8(i), -1}
+		}
+	}
+	return t
+}()
 
 // controllerObjs is what the controller's steps may touch: its state and the order,
 // every LeaderAndIsr and AlterPartition, every replica's state (liveness, registration,
@@ -618,13 +630,6 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 	if m.absent(g) {
 		return true // nothing enables a group that has no step in the configuration
 	}
-	add := func(k, b, c int) {
-		h := groupBase[k] + b
-		if c >= 0 {
-			h = groupBase[k] + b*MaxBrokers + c
-		}
-		e[h>>6] |= 1 << (h & 63)
-	}
 	nb := m.nb()
 	k, b, c := groupOf(g)
 	r := &s.B[b]
@@ -640,17 +645,17 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 	switch k {
 	case KindLeaderHandleFetch:
 		if j == 1 {
-			add(KindFollowerSendFetch, c, b)
+			addGroup(e, KindFollowerSendFetch, c, b)
 			return true
 		}
 	case KindLeaderHandleEpochRequest:
 		if j == 1 {
-			add(KindFollowerSendEpochRequest, c, -1)
+			addGroup(e, KindFollowerSendEpochRequest, c, -1)
 			return true
 		}
 	case KindNetworkReadRecord, KindNetworkReadGarbage:
 		if j == 1 {
-			add(KindLeaderHandleFetch, b, c)
+			addGroup(e, KindLeaderHandleFetch, b, c)
 			return true
 		}
 	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse:
@@ -663,22 +668,22 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 		fetch := k == KindFollowerHandleFetchResponse
 		for x := 0; x < nb; x++ {
 			if fetch {
-				add(KindFollowerSendFetch, b, x)
+				addGroup(e, KindFollowerSendFetch, b, x)
 			}
 		}
 		if !fetch {
-			add(KindFollowerSendEpochRequest, b, -1)
+			addGroup(e, KindFollowerSendEpochRequest, b, -1)
 		}
 		if i := s.Net.fetchPlane(uint8(b)); i >= 0 {
 			msg := &s.Net.Msgs[i]
 			switch {
 			case fetch && msg.Kind == MsgFetch:
-				add(KindLeaderHandleFetch, int(msg.To), b)
+				addGroup(e, KindLeaderHandleFetch, int(msg.To), b)
 			case fetch && msg.Kind == MsgFetchResponse:
-				add(KindNetworkReadRecord, int(msg.From), b)
-				add(KindNetworkReadGarbage, int(msg.From), b)
+				addGroup(e, KindNetworkReadRecord, int(msg.From), b)
+				addGroup(e, KindNetworkReadGarbage, int(msg.From), b)
 			case !fetch && msg.Kind == MsgEpochRequest:
-				add(KindLeaderHandleEpochRequest, int(msg.To), b)
+				addGroup(e, KindLeaderHandleEpochRequest, int(msg.To), b)
 			}
 		}
 		return true
@@ -686,11 +691,11 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 		switch j {
 		case 0:
 			if r.Role != RoleFollower || r.Leader != uint8(c)+1 {
-				add(KindBrokerHandleLeaderAndIsr, b, -1)
+				addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
 				return true
 			}
 		case 1:
-			m.emptiers(s, b, add)
+			m.emptiers(s, b, e)
 			return true
 		}
 	case KindFollowerSendEpochRequest:
@@ -699,30 +704,30 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 			// A follower truncates on its LeaderAndIsr or on a fetch response that
 			// says so (a diverging epoch, an offset out of range).
 			if r.Role != RoleFollower || r.Leader == 0 {
-				add(KindBrokerHandleLeaderAndIsr, b, -1)
+				addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
 				return true
 			}
-			add(KindBrokerHandleLeaderAndIsr, b, -1)
-			add(KindFollowerHandleFetchResponse, b, -1)
-			add(KindFollowerHandleEpochResponse, b, -1)
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+			addGroup(e, KindFollowerHandleFetchResponse, b, -1)
+			addGroup(e, KindFollowerHandleEpochResponse, b, -1)
 			return true
 		case 1:
-			m.emptiers(s, b, add)
+			m.emptiers(s, b, e)
 			return true
 		}
 	case KindLeaderAppend:
 		if j == 0 && r.Role != RoleLeader {
-			add(KindBrokerHandleLeaderAndIsr, b, -1)
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
 			return true
 		}
 	case KindLeaderShrinkISR:
 		if j == 0 && r.Role != RoleLeader {
-			add(KindBrokerHandleLeaderAndIsr, b, -1)
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
 			return true
 		}
 	case KindLeaderHandleAlterPartitionResponse:
 		if j == 1 {
-			add(KindControllerHandleAlterPartition, b, -1) // the controller's answer only
+			addGroup(e, KindControllerHandleAlterPartition, b, -1) // the controller's answer only
 			return true
 		}
 	case KindControllerHandleAlterPartition:
@@ -730,27 +735,27 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 		// one in flight (Pending) sends no other until the answer or a LeaderAndIsr
 		// clears it, a stop takes it down; one not in flight sends it to expand the ISR
 		// (LeaderHandleFetch of a follower outside it), to shrink it, or as a retry.
-		add(KindBrokerRestart, b, -1)
+		addGroup(e, KindBrokerRestart, b, -1)
 		if !r.Alive {
 			return true
 		}
-		add(KindBrokerHandleLeaderAndIsr, b, -1)
-		add(KindBrokerControlledShutdown, b, -1)
+		addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+		addGroup(e, KindBrokerControlledShutdown, b, -1)
 		for _, k := range stopKinds {
-			add(k, b, -1)
+			addGroup(e, k, b, -1)
 		}
 		if r.Role != RoleLeader {
 			return true
 		}
-		add(KindLeaderHandleAlterPartitionResponse, b, -1)
+		addGroup(e, KindLeaderHandleAlterPartitionResponse, b, -1)
 		if r.Pending {
 			return true
 		}
 		for x := 0; x < nb; x++ {
 			if !has(r.ISR, x) {
-				add(KindLeaderHandleFetch, b, x)
+				addGroup(e, KindLeaderHandleFetch, b, x)
 			}
-			add(KindLeaderShrinkISR, b, x)
+			addGroup(e, KindLeaderShrinkISR, b, x)
 		}
 		return true
 	}
@@ -762,11 +767,11 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 // backoff), a network read that finds the server's file truncated (the connection closes),
 // a lost message, b's LeaderAndIsr, a broker's stop or controlled shutdown (the
 // connections it closes, the requests it no longer serves).
-func (m *Model) emptiers(s *State, b int, add func(k, b, c int)) {
-	add(KindFollowerHandleFetchResponse, b, -1)
-	add(KindFollowerHandleEpochResponse, b, -1)
-	add(KindNetworkLoseMessage, b, -1)
-	add(KindBrokerHandleLeaderAndIsr, b, -1)
+func (m *Model) emptiers(s *State, b int, e *checker.Groups) {
+	addGroup(e, KindFollowerHandleFetchResponse, b, -1)
+	addGroup(e, KindFollowerHandleEpochResponse, b, -1)
+	addGroup(e, KindNetworkLoseMessage, b, -1)
+	addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
 	if i := s.Net.fetchPlane(uint8(b)); i >= 0 {
 		// Only the message's server answers or reads it.
 		msg := &s.Net.Msgs[i]
@@ -774,17 +779,26 @@ func (m *Model) emptiers(s *State, b int, add func(k, b, c int)) {
 		if msg.To == uint8(b) {
 			x = int(msg.From)
 		}
-		add(KindLeaderHandleFetch, x, b)
-		add(KindLeaderHandleEpochRequest, x, b)
-		add(KindNetworkReadRecord, x, b)
-		add(KindNetworkReadGarbage, x, b)
+		addGroup(e, KindLeaderHandleFetch, x, b)
+		addGroup(e, KindLeaderHandleEpochRequest, x, b)
+		addGroup(e, KindNetworkReadRecord, x, b)
+		addGroup(e, KindNetworkReadGarbage, x, b)
 	}
 	for x := 0; x < m.nb(); x++ {
-		add(KindBrokerControlledShutdown, x, -1)
+		addGroup(e, KindBrokerControlledShutdown, x, -1)
 		for _, k := range stopKinds {
-			add(k, x, -1)
+			addGroup(e, k, x, -1)
 		}
 	}
+}
+
+// addGroup adds to e the group of kind k and broker b (and c, for a kind of two brokers).
+func addGroup(e *checker.Groups, k, b, c int) {
+	h := groupBase[k] + b
+	if c >= 0 {
+		h = groupBase[k] + b*MaxBrokers + c
+	}
+	e[h>>6] |= 1 << (h & 63)
 }
 
 // stopKinds are the kinds of step that stop a broker.
