@@ -11,7 +11,7 @@ import (
 )
 
 // Diagnostics of the partial-order reduction on the Kafka model (issue 31; docs/engine.md,
-// "Partial-order reduction"), run by hand, not by make test. Both search the
+// "Partial-order reduction"), run by hand, not by make test. All three search the
 // max_records = 3 neighbour of specs/kafka-18723.toml's fixed check without symmetry
 // (372,191 states).
 
@@ -200,6 +200,12 @@ func TestPORWhyNot(t *testing.T) {
 // whether each is enabled (+) or not (-). KMC_POR_EDGES_SHOW=1 prints, per state and key, the
 // chain by which each enabled group joined. The closure is por.go's.
 // KMC_POR_EDGES=2000 KMC_POR_EDGES_EVERY=100 go test ./model/kafka -run POREdges -v.
+// Measured 5 December 2026 (KMC_POR_EDGES=1000, KMC_POR_EDGES_EVERY=100): 51 of the 1,000
+// states have a set smaller than their steps (3,477 of 3,542 steps kept); the most frequent
+// edges into an enabled group are a follower's send conflicting with a LeaderAndIsr to it in
+// flight (282), with its own handling of a response (211), with the leader's handling of
+// another follower's fetch (169) and with the leader's append (136): the send reads the
+// leader's state, because the model skips a fetch that would do nothing (fetchIsNoop).
 func TestPOREdges(t *testing.T) {
 	limit, _ := strconv.Atoi(os.Getenv("KMC_POR_EDGES"))
 	if limit <= 0 {
