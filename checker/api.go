@@ -57,7 +57,10 @@ import "time"
 //     it) changes only by steps of groups that write what it reads; a guard's value changes only by steps of groups that write what it reads, and
 //     a group has no step where one of its guards is false; a property that declares what
 //     it reads (Property.Reads) keeps its value over a step of a group that writes none of
-//     it. CheckIndependence checks each on every reachable state of a configuration.
+//     it. A model may also declare, per guard, the groups whose steps can turn it true
+//     (Enabling), which may be fewer than the groups that write what it reads; a step of
+//     another group must leave the guard false and the declared set no larger.
+//     CheckIndependence checks each on every reachable state of a configuration.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -163,6 +166,30 @@ type Independent[S any] interface {
 	GuardReads(g, k int) Objects
 	// Guard reports whether guard k of group g holds in s.
 	Guard(s *S, g, k int) bool
+}
+
+// Groups is a set of groups of steps (bit g: group g), as Enabling declares them. A plain
+// array, so that models need not import checker.
+type Groups = [MaxGroups / 64]uint64
+
+// Enabling is implemented by Independent models that declare, for a guard that is false,
+// which groups can turn it true: a necessary enabling set given by the model (Valmari's
+// stubborn sets; Godefroid's necessary enabling sets), which the reduction takes in place of
+// the groups that write what the guard reads (por.go). A guard read by many groups' writes is
+// often turned true by few of them: a follower's request to a leader is written by the
+// leader's answer, but only the follower's own send creates it.
+//
+// Contract, on every reachable state s where guard k of group g is false and GuardEnablers
+// declares the set E(s): every step from s of a group outside E(s) reaches a state t where
+// the guard is still false and its set (E(t) if declared, else the writers of GuardReads) is
+// a subset of E(s). By induction, along any path from s of steps outside E(s) the guard
+// stays false, so g has no step: E(s) is a necessary enabling set of g in s.
+// CheckIndependence checks this on every state it visits.
+type Enabling[S any] interface {
+	// GuardEnablers stores in *e the groups that can turn guard k of group g true from s,
+	// where it is false, and reports true; or reports false and declares nothing for this
+	// guard in s (the writers of GuardReads are taken). Allocation-free.
+	GuardEnablers(s *S, g, k int, e *Groups) bool
 }
 
 // MaxGuards is the largest number of guards a group may declare.

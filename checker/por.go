@@ -13,14 +13,15 @@ import "math/bits"
 //   - the enablers of g are the groups that write what g reads: a step of g can become
 //     enabled only by one of them (a necessary enabling set, the same in every state); a
 //     group that declares guards has a smaller one in a state where a guard is false: the
-//     groups that write what that guard reads.
+//     groups that write what that guard reads, or the model's own set for that guard in
+//     that state where it declares one (Enabling, below).
 //
 // In each state the engine computes a strong stubborn set T (Valmari) from each enabled
 // group that is invisible to the properties, the closure of:
 //
 //	an enabled group of T brings in every group it conflicts with;
-//	a disabled group of T brings in a necessary enabling set (the writers of one of its
-//	false guards: the one with the fewest enabled writers);
+//	a disabled group of T brings in a necessary enabling set (for one of its false guards,
+//	the model's set or the guard's writers: the one with the fewest enabled groups);
 //
 // and takes the steps of T's enabled groups (its ample set) when T leaves some enabled
 // group out, choosing the T with the fewest steps (ties: the smallest key group). The
@@ -76,6 +77,21 @@ import "math/bits"
 // ever prepended to a path, and a moved step of T leaves the path's last state as it was.
 // An action property needs C2 (a moved step may be the violating one), and liveness more
 // (below).
+//
+// Necessary enabling sets the model declares (Enabling). C1 needs, of each disabled group g
+// of T, that no path from s of steps outside T gives g a step. Write N(u) for the set of a
+// false guard k of g in a state u: the one the model declares in u (E(u)), or else the
+// writers of what the guard reads. The closure puts N(s) in T for one false guard, so such a
+// path has no step of N(s). CheckIndependence checks, on every reachable state u where
+// guard k of g is false, and for every step u -> v of a group outside N(u): the guard is
+// false in v, and N(v) is a subset of N(u). Along a path s = u0, u1, ..., un of steps
+// outside N(s), by induction on i: the guard is false in ui and N(ui) is a subset of N(s).
+// For i = 0 it is N(s) itself; the step ui -> u(i+1) is outside N(s), hence outside N(ui),
+// so the guard is false in u(i+1) and N(u(i+1)) is a subset of N(ui). A false guard means no
+// step (checked), so g has none along the path: N(s) is a necessary enabling set of g in s.
+// A model's set may depend on the state (which message is in flight, which conjunct of the
+// guard fails), which is why the check compares the sets of the two ends of each step. The
+// check sees the states of the configurations it runs, the same footing as the footprints.
 //
 // With C0 to C3 the reduced graph has a state violating an invariant, a step violating an
 // action property, a state satisfying a Sometimes property and a deadlock whenever the
@@ -150,6 +166,10 @@ type por[S any] struct {
 	// Per group, per guard: the groups that write what the guard reads, and how many.
 	guardEn  [][]gset
 	guardCnt [][]int
+	// The model's own necessary enabling sets per guard (Enabling), or nil; all holds the
+	// groups 0..groups-1, which bounds what it declares.
+	en  Enabling[S]
+	all gset
 }
 
 // newPOR derives the relations from m's footprints, with the properties of props that the
@@ -161,6 +181,10 @@ func newPOR[S any](ind Independent[S], props []Property[S]) (*por[S], string) {
 		return nil, "the model declares " + itoa(n) + " groups of steps (1.." + itoa(MaxGroups) + ")"
 	}
 	p := &por[S]{ind: ind, groups: n, conflict: make([]gset, n), enablers: make([]gset, n)}
+	p.en, _ = any(ind).(Enabling[S])
+	for g := range n {
+		p.all.add(g)
+	}
 	reads, writes := make([]Objects, n), make([]Objects, n)
 	for g := range n {
 		reads[g], writes[g] = ind.Footprint(g)
@@ -221,28 +245,37 @@ func newPOR[S any](ind Independent[S], props []Property[S]) (*por[S], string) {
 	return p, ""
 }
 
-// necessary is a necessary enabling set of group g, which has no step in s: the writers of
-// what one of its false guards reads (any false guard's writers are one: the guard must turn
-// true first), or, when no guard is false, the writers of what it reads. Of the false guards
-// it takes the one whose writers have the fewest groups enabled in s (en), then the fewest
-// writers: enabled groups are what make a stubborn set large (each brings in what it
-// conflicts with), disabled ones bring in only their own enabling sets.
-func (p *por[S]) necessary(s *S, g int, en *gset) *gset {
-	best, bestEn := -1, 0
+// necessary stores in dst a necessary enabling set of group g, which has no step in s (decl
+// is scratch): for one of its false guards (any false guard's is one: the guard must turn
+// true first), the set the model declares for it in s (Enabling), or else the writers of
+// what it reads; or, when no guard is false, the writers of what g reads. Of the false guards it takes the one
+// whose set has the fewest groups enabled in s (en), then the fewest groups: enabled groups
+// are what make a stubborn set large (each brings in what it conflicts with), disabled ones
+// bring in only their own enabling sets.
+func (p *por[S]) necessary(s *S, g int, en, dst, decl *gset) {
+	best, bestEn, bestCnt := -1, 0, 0
 	for k := range p.guardEn[g] {
 		if p.ind.Guard(s, g, k) {
 			continue
 		}
-		ek := p.guardEn[g][k].and(en)
+		set, cnt := &p.guardEn[g][k], p.guardCnt[g][k]
+		if p.en != nil {
+			*decl = gset{}
+			if p.en.GuardEnablers(s, g, k, (*Groups)(decl)) {
+				*decl = decl.and(&p.all)
+				set, cnt = decl, decl.count()
+			}
+		}
+		ek := set.and(en)
 		n := ek.count()
-		if best < 0 || n < bestEn || n == bestEn && p.guardCnt[g][k] < p.guardCnt[g][best] {
-			best, bestEn = k, n
+		if best < 0 || n < bestEn || n == bestEn && cnt < bestCnt {
+			best, bestEn, bestCnt = k, n, cnt
+			*dst = *set
 		}
 	}
 	if best < 0 {
-		return &p.enablers[g]
+		*dst = p.enablers[g]
 	}
-	return &p.guardEn[g][best]
 }
 
 // porBuf is a worker's scratch for the reduction, reused from state to state.
@@ -259,6 +292,7 @@ type porBuf struct {
 	// computed (nesOf), and which are computed.
 	nes     []gset
 	nesDone gset
+	decl    gset // scratch for a set the model declares (Enabling)
 	// The kept successors' canonical encodings, fingerprints and class sizes, computed for
 	// the proviso before they join the batch.
 	encs  []byte
@@ -353,7 +387,7 @@ func (w *worker[S]) closure(key int, enabled *gset, limit int) (gset, int, bool)
 				case b.nesDone.has(g):
 					t.or(&b.nes[g])
 				default:
-					b.nes[g] = *p.necessary(&w.cur, g, &b.en)
+					p.necessary(&w.cur, g, &b.en, &b.nes[g], &b.decl)
 					b.nesDone.add(g)
 					t.or(&b.nes[g])
 				}

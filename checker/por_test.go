@@ -204,7 +204,11 @@ func TestPORRefusesLiveness(t *testing.T) {
 // TestPORNoAllocs: the expansion with the reduction allocates nothing once its buffers
 // have grown.
 func TestPORNoAllocs(t *testing.T) {
-	m := porCounters{counters{N: 5, noMove: true}}
+	testPORNoAllocs(t, porCounters{counters{N: 5, noMove: true}})
+	testPORNoAllocs(t, porEnabling{porCounters: porCounters{counters{N: 5, noMove: true}}})
+}
+
+func testPORNoAllocs[M Model[cstate]](t *testing.T, m M) {
 	e, _, ok := newEngine[cstate](m, porProps(5)[:1], Options{Workers: 1, POR: true})
 	if !ok || e.por == nil {
 		t.Fatal("newEngine failed")
@@ -340,4 +344,97 @@ func (porPriority) Guard(s *pstate, g, k int) bool {
 		return s.Holder < 0
 	}
 	return s.Holder >= 0
+}
+
+// porEnabling is porCounters with its necessary enabling sets declared (Enabling): a
+// counter below N is filled only by its Inc or a Move into it, and one above 0 is emptied
+// only by its Dec or a Move out of it, fewer groups than those that write the counter.
+// wrong plants an error: 1 leaves the Moves out of Inc's set (a Move out of a full counter
+// turns Inc's guard true); 2 gives Dec(i) only Inc(i) while every other counter is 0
+// (true of the state, but an Inc elsewhere leads to a state whose set holds a Move into i).
+type porEnabling struct {
+	porCounters
+	wrong int
+}
+
+func (m porEnabling) GuardEnablers(s *cstate, g, k int, e *Groups) bool {
+	n := nCounters
+	move := func(i, j int) int { return 2*n + i*n + j }
+	add := func(g int) { e[g>>6] |= 1 << (g & 63) }
+	switch {
+	case m.off(g):
+		return true // nothing enables a kind of step the configuration leaves out
+	case g < n: // Inc(g): C[g] < N
+		add(n + g)
+		if m.wrong != 1 {
+			for j := range n {
+				add(move(g, j))
+			}
+		}
+	case g < 2*n: // Dec(i): C[i] > 0
+		i := g - n
+		add(i)
+		others := 0
+		for j := range n {
+			if j != i {
+				others += int(s.C[j])
+			}
+		}
+		if m.wrong != 2 || others > 0 {
+			for j := range n {
+				add(move(j, i))
+			}
+		}
+	default:
+		i, j := (g-2*n)/n, (g-2*n)%n
+		if k == 0 { // C[i] > 0
+			add(i)
+			for x := range n {
+				add(move(x, i))
+			}
+		} else { // C[j] < N
+			add(n + j)
+			for x := range n {
+				add(move(j, x))
+			}
+		}
+	}
+	return true
+}
+
+// TestPOREnabling: the declared enabling sets pass CheckIndependence, reduce at least as
+// much as the guards' writers and keep every verdict; the two planted errors are caught,
+// each by its own clause of the check.
+func TestPOREnabling(t *testing.T) {
+	for _, m := range []counters{{N: 2}, {N: 3, noMove: true}, {N: 2, noDec: true, noMove: true}} {
+		if n, err := CheckIndependence[cstate](porEnabling{porCounters: porCounters{m}}, porProps(m.N), nil, 1<<16); err != nil || n < 10 {
+			t.Errorf("%+v: %d states, %v", m, n, err)
+		}
+	}
+	for _, m := range []counters{{N: 2}, {N: 3}, {N: 4, noDec: true}} {
+		all := porProps(m.N)
+		for pi := range all {
+			props := all[pi : pi+1]
+			plain := Check[cstate](porCounters{m}, props, Options{Workers: 1})
+			writers := Check[cstate](porCounters{m}, props, Options{Workers: 1, POR: true})
+			for _, workers := range []int{1, 2} {
+				red := Check[cstate](porEnabling{porCounters: porCounters{m}}, props, Options{Workers: workers, POR: true})
+				if red.Verdict != plain.Verdict || red.Property != plain.Property {
+					t.Fatalf("%+v %s: reduced %s %s, plain %s %s", m, props[0].Name, red.Verdict, red.Property, plain.Verdict, plain.Property)
+				}
+				if plain.Trace != nil && traceText(red.Trace) != traceText(plain.Trace) {
+					t.Errorf("%+v %s: reduced trace differs from the plain one", m, props[0].Name)
+				}
+				if red.Verdict == OK && red.Stats.Distinct > writers.Stats.Distinct {
+					t.Errorf("%+v %s: %d states with the declared sets, %d with the writers", m, props[0].Name, red.Stats.Distinct, writers.Stats.Distinct)
+				}
+			}
+		}
+	}
+	for wrong, want := range map[int]string{1: "turns guard", 2: "leads to a state whose set"} {
+		_, err := CheckIndependence[cstate](porEnabling{porCounters{counters{N: 2}}, wrong}, nil, nil, 1<<16)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("planted error %d: %v, want %q", wrong, err, want)
+		}
+	}
 }

@@ -17,6 +17,10 @@ import "errors"
 //     writes has a step;
 //  4. guards: a group with a false guard has no step, and a step leaves each guard that
 //     reads nothing it writes as it was;
+//  6. enabling sets (Enabling): for each false guard of each group, its set N (the one the
+//     model declares in the state, else the guard's writers) holds groups only, and every
+//     step of a group outside N leaves the guard false and the set a subset of N (por.go
+//     proves what this gives);
 //  5. visibility: over a step of a group that writes nothing a property reads (Property.
 //     Reads), an invariant's or Sometimes property's value does not change; an action
 //     property holds on the step, and every other step from the same state of a group
@@ -203,6 +207,51 @@ func (c *indCheck[S]) state(enc string, props []Property[S]) error {
 				}
 				if p.ind.Guard(&s, g, k) != p.ind.Guard(&t, g, k) {
 					return errors.New(c.name(x.act) + " (" + c.group(x.g) + ") changes guard " + itoa(k) + " of " + c.group(g) + " but writes nothing it reads")
+				}
+			}
+		}
+	}
+	// 6. Enabling sets: a step outside a false guard's set leaves it false and the set no
+	// larger.
+	if p.en != nil {
+		after := make([]S, len(steps))
+		for i, x := range steps {
+			c.m.Decode([]byte(x.to), &after[i])
+		}
+		for g := 0; g < p.groups; g++ {
+			for k := range p.guardEn[g] {
+				if p.ind.Guard(&s, g, k) {
+					continue
+				}
+				var n gset
+				if p.en.GuardEnablers(&s, g, k, (*Groups)(&n)) {
+					if out := n.andNot(&p.all); !out.empty() {
+						return errors.New("the enabling set of guard " + itoa(k) + " of " + c.group(g) + " holds groups outside 0.." + itoa(p.groups-1))
+					}
+				} else {
+					n = p.guardEn[g][k]
+				}
+				for i, x := range steps {
+					if n.has(x.g) {
+						continue
+					}
+					t := &after[i]
+					if p.ind.Guard(t, g, k) {
+						return errors.New(c.name(x.act) + " (" + c.group(x.g) + ") turns guard " + itoa(k) + " of " + c.group(g) +
+							" true but is not in its enabling set")
+					}
+					var m gset
+					if !p.en.GuardEnablers(t, g, k, (*Groups)(&m)) {
+						m = p.guardEn[g][k]
+					}
+					if extra := m.andNot(&n); !extra.empty() {
+						h := 0
+						for extra[h>>6]&(1<<(h&63)) == 0 {
+							h++
+						}
+						return errors.New(c.name(x.act) + " (" + c.group(x.g) + ", outside the enabling set of guard " + itoa(k) + " of " + c.group(g) +
+							") leads to a state whose set for it holds " + c.group(h) + ", which the set before does not")
+					}
 				}
 			}
 		}

@@ -31,7 +31,11 @@ package kafka
 // request handling are groups of their own. Elsewhere every step is in one group, which
 // conflicts with itself: the reduction then leaves the search as it is.
 
-import "strconv"
+import (
+	"strconv"
+
+	"kmc/checker"
+)
 
 // Objects is a set of the model's objects (checker.Objects).
 type Objects = [4]uint64
@@ -181,14 +185,26 @@ func (m *Model) absent(g int) bool {
 
 // groupOf is the kind and brokers of group g.
 func groupOf(g int) (k, b, c int) {
-	for k = numKinds - 1; k > 0 && groupBase[k] > g; k-- {
-	}
-	i := g - groupBase[k]
-	if isPair(k) {
-		return k, i / MaxBrokers, i % MaxBrokers
-	}
-	return k, i, -1
+	x := groupTable[g]
+	return int(x[0]), int(x[1]), int(x[2])
 }
+
+// groupTable is groupOf's answer per group, computed once.
+var groupTable = func() [][3]int8 {
+	t := make([][3]int8, numGroups)
+	for g := range t {
+		k := numKinds - 1
+		for ; k > 0 && groupBase[k] > g; k-- {
+		}
+		i := g - groupBase[k]
+		if isPair(k) {
+			t[g] = [3]int8{int8(k), int8(i / MaxBrokers), int8(i % MaxBrokers)}
+		} else {
+			t[g] = [3]int8{int8(k), int8(i), -1}
+		}
+	}
+	return t
+}()
 
 // controllerObjs is what the controller's steps may touch: its state and the order,
 // every LeaderAndIsr and AlterPartition, every replica's state (liveness, registration,
@@ -580,3 +596,210 @@ func (m *Model) groupName(g int) string {
 	}
 	return s + ")"
 }
+
+// GuardEnablers is the necessary enabling set of guard j of group g, false in s
+// (checker.Enabling): the groups whose steps can turn the guard true, where that is fewer
+// than the groups that write what it reads. checker.CheckIndependence checks each on every
+// state of the configurations of independence_test.go: a step of a group outside the set
+// leaves the guard false and the set no larger. Where nothing is declared (false) the engine
+// takes the guard's writers.
+//
+//   - a request in follower c's fetch plane to leader b (LeaderHandleFetch(b,c),
+//     LeaderHandleEpochRequest(b,c)) is created only by c's send (FollowerSendFetch(c,b),
+//     FollowerSendEpochRequest(c)): the leader's answer, the network's reads and c's handling
+//     write the slot but never put a request in it;
+//   - a fetch response from b to c with bytes left to read (NetworkRead*(b,c)) is created only
+//     by b's handling of c's fetch; a read never makes a response less read;
+//   - a fetch response read to its end, or with an error or a diverging epoch
+//     (FollowerHandleFetchResponse(b)), only by a leader's handling of b's fetch or a network
+//     read of it; an OffsetsForLeaderEpoch response only by a leader's answer;
+//   - a fault's budget, max_records and max_epoch never come back: nothing turns those true;
+//   - a broker's role and leader are written only by its LeaderAndIsr (a stop clears them):
+//     a guard that fails on them is turned true by that broker's LeaderAndIsr only;
+//   - an empty fetch plane of follower b (its next send) only by what takes the message out
+//     (emptiers);
+//   - an AlterPartition from leader b only by b's steps that send one, while b is up and
+//     leads: handling a fetch (an ISR expansion), shrinking its ISR, handling an
+//     AlterPartition response (a retry); its response only by the controller's handling;
+//   - a follower's OffsetsForLeaderEpoch request waits for a truncating fetch state, which
+//     only its LeaderAndIsr or its handling of a response sets.
+func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
+	if !m.fine() {
+		return false
+	}
+	if m.absent(g) {
+		return true // nothing enables a group that has no step in the configuration
+	}
+	nb := m.nb()
+	k, b, c := groupOf(g)
+	r := &s.B[b]
+	if f := budgetOf(k); f >= 0 && j == 1 {
+		return true // a budget used up stays used up
+	}
+	switch {
+	case k == KindLeaderAppend && j == 1:
+		return true // records written only grow
+	case (k == KindControllerMoveLeader || k == KindControllerElectPreferred) && j == 2:
+		return true // the controller's epoch only grows
+	}
+	switch k {
+	case KindLeaderHandleFetch:
+		if j == 1 {
+			addGroup(e, KindFollowerSendFetch, c, b)
+			return true
+		}
+	case KindLeaderHandleEpochRequest:
+		if j == 1 {
+			addGroup(e, KindFollowerSendEpochRequest, c, -1)
+			return true
+		}
+	case KindNetworkReadRecord, KindNetworkReadGarbage:
+		if j == 1 {
+			addGroup(e, KindLeaderHandleFetch, b, c)
+			return true
+		}
+	case KindFollowerHandleFetchResponse, KindFollowerHandleEpochResponse:
+		// A response b can handle comes from the message in its fetch plane: a request
+		// answered, a response read. Whatever is there, or after it is gone, b's own send
+		// comes first.
+		if j != 1 {
+			break
+		}
+		fetch := k == KindFollowerHandleFetchResponse
+		for x := 0; x < nb; x++ {
+			if fetch {
+				addGroup(e, KindFollowerSendFetch, b, x)
+			}
+		}
+		if !fetch {
+			addGroup(e, KindFollowerSendEpochRequest, b, -1)
+		}
+		if i := s.Net.fetchPlane(uint8(b)); i >= 0 {
+			msg := &s.Net.Msgs[i]
+			switch {
+			case fetch && msg.Kind == MsgFetch:
+				addGroup(e, KindLeaderHandleFetch, int(msg.To), b)
+			case fetch && msg.Kind == MsgFetchResponse:
+				addGroup(e, KindNetworkReadRecord, int(msg.From), b)
+				addGroup(e, KindNetworkReadGarbage, int(msg.From), b)
+			case !fetch && msg.Kind == MsgEpochRequest:
+				addGroup(e, KindLeaderHandleEpochRequest, int(msg.To), b)
+			}
+		}
+		return true
+	case KindFollowerSendFetch:
+		switch j {
+		case 0:
+			if r.Role != RoleFollower || r.Leader != uint8(c)+1 {
+				addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+				return true
+			}
+		case 1:
+			m.emptiers(s, b, e)
+			return true
+		}
+	case KindFollowerSendEpochRequest:
+		switch j {
+		case 0:
+			// A follower truncates on its LeaderAndIsr or on a fetch response that
+			// says so (a diverging epoch, an offset out of range).
+			if r.Role != RoleFollower || r.Leader == 0 {
+				addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+				return true
+			}
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+			addGroup(e, KindFollowerHandleFetchResponse, b, -1)
+			addGroup(e, KindFollowerHandleEpochResponse, b, -1)
+			return true
+		case 1:
+			m.emptiers(s, b, e)
+			return true
+		}
+	case KindLeaderAppend:
+		if j == 0 && r.Role != RoleLeader {
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+			return true
+		}
+	case KindLeaderShrinkISR:
+		if j == 0 && r.Role != RoleLeader {
+			addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+			return true
+		}
+	case KindLeaderHandleAlterPartitionResponse:
+		if j == 1 {
+			addGroup(e, KindControllerHandleAlterPartition, b, -1) // the controller's answer only
+			return true
+		}
+	case KindControllerHandleAlterPartition:
+		// Only b's steps send its AlterPartition, and only while b is up. A leader with
+		// one in flight (Pending) sends no other until the answer or a LeaderAndIsr
+		// clears it, a stop takes it down; one not in flight sends it to expand the ISR
+		// (LeaderHandleFetch of a follower outside it), to shrink it, or as a retry.
+		addGroup(e, KindBrokerRestart, b, -1)
+		if !r.Alive {
+			return true
+		}
+		addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+		addGroup(e, KindBrokerControlledShutdown, b, -1)
+		for _, k := range stopKinds {
+			addGroup(e, k, b, -1)
+		}
+		if r.Role != RoleLeader {
+			return true
+		}
+		addGroup(e, KindLeaderHandleAlterPartitionResponse, b, -1)
+		if r.Pending {
+			return true
+		}
+		for x := 0; x < nb; x++ {
+			if !has(r.ISR, x) {
+				addGroup(e, KindLeaderHandleFetch, b, x)
+			}
+			addGroup(e, KindLeaderShrinkISR, b, x)
+		}
+		return true
+	}
+	return false
+}
+
+// emptiers adds the groups that can empty follower b's fetch plane: b's handling of a
+// response, a leader's answer that drops the request (an error the follower retries after a
+// backoff), a network read that finds the server's file truncated (the connection closes),
+// a lost message, b's LeaderAndIsr, a broker's stop or controlled shutdown (the
+// connections it closes, the requests it no longer serves).
+func (m *Model) emptiers(s *State, b int, e *checker.Groups) {
+	addGroup(e, KindFollowerHandleFetchResponse, b, -1)
+	addGroup(e, KindFollowerHandleEpochResponse, b, -1)
+	addGroup(e, KindNetworkLoseMessage, b, -1)
+	addGroup(e, KindBrokerHandleLeaderAndIsr, b, -1)
+	if i := s.Net.fetchPlane(uint8(b)); i >= 0 {
+		// Only the message's server answers or reads it.
+		msg := &s.Net.Msgs[i]
+		x := int(msg.To)
+		if msg.To == uint8(b) {
+			x = int(msg.From)
+		}
+		addGroup(e, KindLeaderHandleFetch, x, b)
+		addGroup(e, KindLeaderHandleEpochRequest, x, b)
+		addGroup(e, KindNetworkReadRecord, x, b)
+		addGroup(e, KindNetworkReadGarbage, x, b)
+	}
+	for x := 0; x < m.nb(); x++ {
+		addGroup(e, KindBrokerControlledShutdown, x, -1)
+		for _, k := range stopKinds {
+			addGroup(e, k, x, -1)
+		}
+	}
+}
+
+// addGroup adds to e the group of kind k and broker b (and c, for a kind of two brokers).
+func addGroup(e *checker.Groups, k, b, c int) {
+	h := groupBase[k] + b
+	if c >= 0 {
+		h = groupBase[k] + b*MaxBrokers + c
+	}
+	e[h>>6] |= 1 << (h & 63)
+}
+
+// stopKinds are the kinds of step that stop a broker.
+var stopKinds = [...]int{KindBrokerCrash, KindBrokerUncleanCrash, KindBrokerPowerLoss, KindBrokerBeginShutdown, KindBrokerStop}

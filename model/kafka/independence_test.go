@@ -159,3 +159,33 @@ func runDifferential(t *testing.T, n int) {
 	}
 	t.Logf("%d configurations compared, %d of them with fewer states under the reduction", done, fewer)
 }
+
+// TestGuardEnablersNoAllocs: the reduction asks for enabling sets while it expands a state,
+// so GuardEnablers allocates nothing.
+func TestGuardEnablersNoAllocs(t *testing.T) {
+	m, err := kafka.New(porConfigs()["leader-change"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := m.Init(nil)
+	for range 6 {
+		next, _ := m.Next(&states[len(states)-1], nil, nil)
+		states = append(states, next...)
+	}
+	var e checker.Groups
+	calls := 0
+	allocs := testing.AllocsPerRun(10, func() {
+		for i := range states {
+			for g := 0; g < m.Groups(); g++ {
+				for k := 0; k < m.Guards(g); k++ {
+					if !m.Guard(&states[i], g, k) && m.GuardEnablers(&states[i], g, k, &e) {
+						calls++
+					}
+				}
+			}
+		}
+	})
+	if allocs != 0 || calls == 0 {
+		t.Errorf("%v allocations, %d sets declared", allocs, calls)
+	}
+}
