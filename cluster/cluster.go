@@ -115,9 +115,14 @@ func (t *transport) Call(to int, req []byte) ([]byte, error) {
 }
 
 // serve answers part p's messages on its subject, each in a goroutine of its own: a part
-// expanding its range must take the claims the other parts send it meanwhile.
-func serve(nc *nats.Conn, subject string, p checker.Part) (*nats.Subscription, error) {
+// expanding its range must take the claims the other parts send it meanwhile. Once fenced
+// is set (nil: never), the part's epoch is over: it refuses every message.
+func serve(nc *nats.Conn, subject string, p checker.Part, fenced *atomic.Bool) (*nats.Subscription, error) {
 	sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
+		if fenced != nil && fenced.Load() {
+			_ = m.Respond(append([]byte{1}, errFenced...))
+			return
+		}
 		go func() {
 			b, err := p.Handle(m.Data)
 			var out []byte
@@ -137,6 +142,9 @@ func serve(nc *nats.Conn, subject string, p checker.Part) (*nats.Subscription, e
 	}
 	return sub, nil
 }
+
+// errFenced is a fenced part's answer to a message.
+const errFenced = "the part's epoch is over: message dropped"
 
 // runID names a run's subjects.
 func runID() string {
@@ -205,7 +213,7 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Obs
 		if err != nil {
 			return checker.Result{}, Wire{}, err
 		}
-		if _, err := serve(nc, partSubject(prefix, i), p); err != nil {
+		if _, err := serve(nc, partSubject(prefix, i), p, nil); err != nil {
 			return checker.Result{}, Wire{}, fmt.Errorf("part %d: %w", i, err)
 		}
 		if err := nc.Flush(); err != nil {
