@@ -38,8 +38,8 @@ import (
 // Placement, and why. The lease bucket has one replica, in memory, on the server of the node
 // the coordinator is connected to (server tag kmc-node:<id>). A replicated bucket whose Raft
 // leader is the node killed takes no write and expires no key until the nodes left elect a
-// new leader: measured on three kmc node processes on loopback (cmd/kvexp in the session's
-// notes, 2026-12-05), a put to an R3 bucket failed for 5.0 s (file) and 7.7 s (memory) after a
+// new leader: measured on three kmc node processes on loopback (cluster/testdata/kvexp,
+// 2026-12-05), a put to an R3 bucket failed for 5.0 s (file) and 7.7 s (memory) after a
 // SIGKILL of its leader, and the victim's TTL expiry was seen after 8.9 s, or not within 60 s
 // when the watch's consumer was on the node killed; with one replica on the coordinator's
 // server, a SIGKILL of any other node is seen after 2.8 s (TTL 3 s), every time, and puts never
@@ -52,9 +52,15 @@ import (
 // renewing, as it stopped answering), through JetStream rather than a request per node per
 // second, and also tells the node itself that it has been dropped.
 
-// LeaseTTL is how long a node's lease lives without a renewal (renewed every third of it):
-// the time from a node's SIGKILL to its loss being seen is at most about this long.
+// LeaseTTL is how long a node's lease lives without a renewal (renewed every third of it; a
+// whole number of seconds, the server's unit of message TTLs): the time from a node's
+// SIGKILL to its loss being seen is at most about this long. Shorter would drop a node
+// whose renewals a loaded machine delays by a second or two (that costs a rollback, not
+// the result); longer delays every rollback.
 const LeaseTTL = 3 * time.Second
+
+// leaseTTL is LeaseTTL, shortened by tests.
+var leaseTTL = LeaseTTL
 
 // leaseMarkerTTL is how long a limit marker (an expired lease) stays in the lease bucket:
 // the server's least.
@@ -245,12 +251,10 @@ type leaseWatch struct {
 	ids     []string
 	lost    context.CancelCauseFunc
 	w       jetstream.KeyWatcher
-	// stalled is closed when the watch ends by itself (its bucket is gone with its server).
-	stalled chan struct{}
 }
 
 func newLeaseWatch(ctx context.Context, kv jetstream.KeyValue) (*leaseWatch, error) {
-	lw := &leaseWatch{stalled: make(chan struct{})}
+	lw := &leaseWatch{}
 	err := attempt(ctx, nil, func(c context.Context) error {
 		var err error
 		lw.w, err = kv.WatchAll(ctx)
@@ -260,7 +264,6 @@ func newLeaseWatch(ctx context.Context, kv jetstream.KeyValue) (*leaseWatch, err
 		return nil, fmt.Errorf("watch the lease bucket: %w", err)
 	}
 	go func() {
-		defer close(lw.stalled)
 		renewed := map[string]time.Time{} // lease key: when its last renewal was seen
 		for e := range lw.w.Updates() {
 			if e == nil {
@@ -280,7 +283,7 @@ func newLeaseWatch(ctx context.Context, kv jetstream.KeyValue) (*leaseWatch, err
 				if t, ok := renewed[e.Key()]; ok {
 					why += fmt.Sprintf(" %s after its last renewal", time.Since(t).Round(10*time.Millisecond))
 				}
-				lw.lost(&lostError{id: lw.ids[i], part: i, why: why, at: time.Now()})
+				lw.lost(&lostError{id: lw.ids[i], part: i, why: why})
 			}
 			lw.mu.Unlock()
 		}
@@ -306,7 +309,6 @@ type lostError struct {
 	id   string
 	part int
 	why  string
-	at   time.Time
 }
 
 func (e *lostError) Error() string {
@@ -323,8 +325,8 @@ type lease struct {
 
 // leaseHooks are a node's hooks into its leases, for tests.
 type leaseHooks struct {
-	// pause holds the renewals back while it returns true.
-	pause func() bool
+	// pause holds the renewals of the lease on epoch back while it returns true.
+	pause func(epoch int) bool
 }
 
 // takeLease creates node id's lease on epoch in bucket and renews it until ended, every
@@ -362,7 +364,7 @@ func takeLease(ctx context.Context, js jetstream.JetStream, bucket, id string, e
 				return
 			case <-t.C:
 			}
-			if hooks.pause != nil && hooks.pause() {
+			if hooks.pause != nil && hooks.pause(epoch) {
 				continue
 			}
 			c, cancel := context.WithTimeout(ctx, ttl/3)

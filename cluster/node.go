@@ -235,14 +235,16 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		return err
 	}
 	var (
-		mu     sync.Mutex
-		run    string
-		cancel context.CancelFunc // ends the run's calls under way
-		sub    *nats.Subscription
-		held   *lease       // the lease on the part's epoch
-		fenced *atomic.Bool // set when the part's epoch is over: its messages are refused
-		msgs   atomic.Int64
-		byts   atomic.Int64
+		mu       sync.Mutex
+		run      string
+		runPlan  string // the plan of the run's part (a search's), and its epoch
+		runEpoch int
+		cancel   context.CancelFunc // ends the run's calls under way
+		sub      *nats.Subscription
+		held     *lease       // the lease on the part's epoch
+		fenced   *atomic.Bool // set when the part's epoch is over: its messages are refused
+		msgs     atomic.Int64
+		byts     atomic.Int64
 	)
 	// leave lets the part of run r go (under mu): no more messages, calls or renewals.
 	leave := func(r, why string) bool {
@@ -279,26 +281,37 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		if why := checker.PartitionRefusal(r, copts); why != "" {
 			return fmt.Errorf("node %s: %s", id, why)
 		}
+		var pkv jetstream.KeyValue
+		if s.Epoch > 0 {
+			// The plan must be at this epoch and give this node this part: a start from a
+			// coordinator whose epoch is over is refused.
+			if s.LeaseTTL < time.Second || s.LeaseTTL%time.Second != 0 {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: a lease of %s (want whole seconds)", id, s.Epoch, s.Plan, s.LeaseTTL)
+			}
+			var p plan
+			p, pkv, err = readPlan(ctx, js, s.Plan)
+			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
+				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
+			}
+			if err != nil {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: %w", id, s.Epoch, s.Plan, err)
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if run != "" {
-			return fmt.Errorf("node %s is busy with run %s", id, run)
+			// A part of an earlier epoch of the same run is over: the plan has moved on
+			// (a node whose lease expired while it was alive, and that has not seen it yet).
+			if s.Epoch == 0 || runPlan != s.Plan || runEpoch >= s.Epoch {
+				return fmt.Errorf("node %s is busy with run %s", id, run)
+			}
+			leave(run, fmt.Sprintf("left: epoch %d of its run began", s.Epoch))
 		}
 		prefix := "kmc." + s.Run
 		rctx, rcancel := context.WithCancel(ctx)
 		var l *lease
 		fence := new(atomic.Bool)
 		if s.Epoch > 0 {
-			// The plan must be at this epoch and give this node this part: a start from a
-			// coordinator whose epoch is over is refused.
-			p, pkv, err := readPlan(rctx, js, s.Plan)
-			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
-				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
-			}
-			if err != nil {
-				rcancel()
-				return fmt.Errorf("node %s refuses epoch %d of run %s: %w", id, s.Epoch, s.Plan, err)
-			}
 			check := func(c context.Context) error {
 				e, err := pkv.Get(c, "plan")
 				if err != nil {
@@ -334,7 +347,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		if err := nc.Flush(); err != nil {
 			return err
 		}
-		run = s.Run
+		run, runPlan, runEpoch = s.Run, s.Plan, s.Epoch
 		msgs.Store(0)
 		byts.Store(0)
 		fmt.Fprintf(o.Log, "kmc node %s: run %s: part %d of %d, %s check %s\n", id, s.Run, s.Part, s.Parts, s.SpecPath, c.Name)
@@ -372,7 +385,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 			return fmt.Errorf("node %s is busy with run %s", id, run)
 		}
 		rctx, rcancel := context.WithCancel(ctx)
-		run, cancel, sub = s.Run, rcancel, nil
+		run, runPlan, runEpoch, cancel, sub = s.Run, "", 0, rcancel, nil
 		fmt.Fprintf(o.Log, "kmc node %s: swarm %s: walks of %s check %s\n", id, s.Run, s.SpecPath, c.Name)
 		go walkBlocks(rctx, nc, r.(checker.SimBlocker), s, so, o.Log, id)
 		return nil
@@ -543,7 +556,7 @@ func (co *coordinator) disconnected(nc *nats.Conn, err error) {
 		co.lost(fmt.Errorf("the NATS server this coordinator was connected to is gone (%v)", err))
 		return
 	}
-	co.lost(&lostError{id: co.server, part: part, why: why, at: time.Now()})
+	co.lost(&lostError{id: co.server, part: part, why: why})
 }
 
 // begin makes epoch's plan: its members ids, the checkpoint it resumes from, and a lease
@@ -603,7 +616,7 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 	run := co.run + ".e" + strconv.Itoa(epoch)
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
 		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour,
-		Plan: co.run, Epoch: epoch, Leases: co.bucket, LeaseTTL: LeaseTTL}
+		Plan: co.run, Epoch: epoch, Leases: co.bucket, LeaseTTL: leaseTTL}
 	ctx, lost := context.WithCancelCause(context.Background())
 	defer lost(nil)
 	co.watch.watch(epoch, ids, lost)
@@ -644,13 +657,13 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 			cancel()
 			if errors.Is(gerr, jetstream.ErrKeyNotFound) || errors.Is(gerr, jetstream.ErrKeyDeleted) {
 				if !slices.Contains(started, id) {
-					return &lostError{id: id, part: i, why: fmt.Sprintf("it took no part (%v)", err), at: time.Now()}
+					return &lostError{id: id, part: i, why: fmt.Sprintf("it took no part (%v)", err)}
 				}
 			}
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(LeaseTTL + 2*time.Second):
+		case <-time.After(leaseTTL + 2*time.Second):
 		}
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			return cause
