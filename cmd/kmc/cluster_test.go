@@ -526,3 +526,32 @@ func TestClusterLeaseDetection(t *testing.T) {
 			took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 	}
 }
+
+// TestClusterEntryNodeLost: the node the coordinator is connected through (whose server holds
+// the run's lease bucket) killed (SIGKILL) mid-search: the coordinator's connection breaks,
+// that node is the one lost, the connection moves to a node left, a new lease bucket is made
+// there, and the search gives the single process's result.
+func TestClusterEntryNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	args := []string{"check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--set", "rms=8", "--workers", "1"}
+	cmd := exec.Command(bin, append(append([]string{}, args...), "--cluster", nodes[0].url, "--nodes", "3", "--rollback-every", "0")...)
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
+	<-nodes[0].run
+	time.Sleep(time.Second)
+	_ = nodes[0].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the search did not end within 2 minutes of its entry node's loss")
+	}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	if code != wantCode || withoutTime(stdout) != withoutTime(want) || !strings.Contains(stderr, "node n1 (part 0) is lost: this coordinator's connection to it broke") || !strings.Contains(stderr, "with 2 nodes") {
+		t.Errorf("got exit %d, want %d with n1 named and the single process's output:\n%s\n%s\nwant\n%s", code, wantCode, stdout, stderr, want)
+	}
+	t.Logf("%s", stderr)
+}
