@@ -272,6 +272,52 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		if err := json.Unmarshal(m.Data, &s); err != nil {
 			return fmt.Errorf("node %s: a malformed run: %w", id, err)
 		}
+		// A search's part: the plan must be at this epoch and give this node this part (a
+		// start from a coordinator whose epoch is over is refused), and the node takes its
+		// lease first, before the work of building the check, so that a node lost while it
+		// starts is seen as one whose lease expired.
+		var l *lease
+		var early atomic.Pointer[string] // why the lease was lost before the part began
+		if s.Epoch > 0 {
+			if s.LeaseTTL < time.Second || s.LeaseTTL%time.Second != 0 {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: a lease of %s (want whole seconds)", id, s.Epoch, s.Plan, s.LeaseTTL)
+			}
+			p, pkv, err := readPlan(ctx, js, s.Plan)
+			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
+				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
+			}
+			if err != nil {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: %w", id, s.Epoch, s.Plan, err)
+			}
+			check := func(c context.Context) error {
+				e, err := pkv.Get(c, "plan")
+				if err != nil {
+					return nil // not known: the lease decides
+				}
+				var now plan
+				if json.Unmarshal(e.Value(), &now) == nil && now.Epoch != s.Epoch {
+					return fmt.Errorf("left: the plan moved to epoch %d", now.Epoch)
+				}
+				return nil
+			}
+			r := s.Run
+			l, err = takeLease(ctx, js, s.Leases, id, s.Epoch, s.LeaseTTL, o.hooks, check, func(why string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if !leave(r, why) {
+					early.Store(&why)
+				}
+			})
+			if err != nil {
+				return fmt.Errorf("node %s: %w", id, err)
+			}
+		}
+		began := false
+		defer func() {
+			if !began {
+				l.end()
+			}
+		}()
 		r, copts, c, err := s.build(id)
 		if err != nil {
 			return err
@@ -280,22 +326,6 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		copts.Workers = o.Workers
 		if why := checker.PartitionRefusal(r, copts); why != "" {
 			return fmt.Errorf("node %s: %s", id, why)
-		}
-		var pkv jetstream.KeyValue
-		if s.Epoch > 0 {
-			// The plan must be at this epoch and give this node this part: a start from a
-			// coordinator whose epoch is over is refused.
-			if s.LeaseTTL < time.Second || s.LeaseTTL%time.Second != 0 {
-				return fmt.Errorf("node %s refuses epoch %d of run %s: a lease of %s (want whole seconds)", id, s.Epoch, s.Plan, s.LeaseTTL)
-			}
-			var p plan
-			p, pkv, err = readPlan(ctx, js, s.Plan)
-			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
-				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
-			}
-			if err != nil {
-				return fmt.Errorf("node %s refuses epoch %d of run %s: %w", id, s.Epoch, s.Plan, err)
-			}
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -309,34 +339,9 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		}
 		prefix := "kmc." + s.Run
 		rctx, rcancel := context.WithCancel(ctx)
-		var l *lease
 		fence := new(atomic.Bool)
-		if s.Epoch > 0 {
-			check := func(c context.Context) error {
-				e, err := pkv.Get(c, "plan")
-				if err != nil {
-					return nil // not known: the lease decides
-				}
-				var now plan
-				if json.Unmarshal(e.Value(), &now) == nil && now.Epoch != s.Epoch {
-					return fmt.Errorf("left: the plan moved to epoch %d", now.Epoch)
-				}
-				return nil
-			}
-			r := s.Run
-			l, err = takeLease(rctx, js, s.Leases, id, s.Epoch, s.LeaseTTL, o.hooks, check, func(why string) {
-				mu.Lock()
-				defer mu.Unlock()
-				leave(r, why)
-			})
-			if err != nil {
-				rcancel()
-				return fmt.Errorf("node %s: %w", id, err)
-			}
-		}
 		p, err := r.(checker.Partitioner).NewPart(copts, s.Parts, s.Part, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &byts, ctx: rctx, timeout: peerTimeout})
 		if err != nil {
-			l.end()
 			rcancel()
 			return fmt.Errorf("node %s: %w", id, err)
 		}
@@ -348,9 +353,13 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 			return err
 		}
 		run, runPlan, runEpoch = s.Run, s.Plan, s.Epoch
+		began = true
 		msgs.Store(0)
 		byts.Store(0)
 		fmt.Fprintf(o.Log, "kmc node %s: run %s: part %d of %d, %s check %s\n", id, s.Run, s.Part, s.Parts, s.SpecPath, c.Name)
+		if why := early.Load(); why != nil {
+			leave(run, *why)
+		}
 		return nil
 	}
 	if _, err := nc.Subscribe(nodePrefix+id+".await", func(m *nats.Msg) {
@@ -673,7 +682,34 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 	for i, id := range ids {
 		s.Part = i
 		b, _ := json.Marshal(s)
-		m, err := nc.RequestWithContext(withTimeout(ctx, time.Minute), nodePrefix+id+".start", b)
+		// A node takes its lease as soon as it has read the plan, before it builds the
+		// check: one without a lease a TTL and a second after it was asked is lost.
+		sctx, nolease := context.WithCancelCause(ctx)
+		go func() {
+			t := time.NewTimer(leaseTTL + time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-sctx.Done():
+					return
+				case <-t.C:
+				}
+				c, cancel := context.WithTimeout(sctx, jsAttempt)
+				_, err := co.leases.Get(c, leaseKey(id, epoch))
+				cancel()
+				if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+					nolease(&lostError{id: id, part: i, why: fmt.Sprintf("it took no lease within %s of its start", leaseTTL+time.Second)})
+					return
+				}
+				t.Reset(time.Second)
+			}
+		}()
+		m, err := nc.RequestWithContext(withTimeout(sctx, time.Minute), nodePrefix+id+".start", b)
+		var le *lostError
+		if errors.As(context.Cause(sctx), &le) {
+			return checker.Result{}, Wire{}, le, nil
+		}
+		nolease(nil)
 		if err != nil {
 			if lost := gone(err); lost != nil {
 				return checker.Result{}, Wire{}, lost, nil
