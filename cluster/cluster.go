@@ -12,7 +12,9 @@
 // A search across nodes takes a level checkpoint about every ClusterRun.RollbackEvery (the
 // checker's snapshot, gathered by the coordinator; kept in its temporary folder with a copy
 // in the nodes' JetStream object store); a node lost makes the coordinator go on from it with
-// the nodes left, each attempt an epoch with subjects of its own. The user's --checkpoint and
+// the nodes left, each attempt an epoch with subjects of its own. Membership is by leases in
+// JetStream KV with per-key TTLs, the plan of each epoch is written by compare-and-set, and a
+// node drops its part of an epoch the plan has left (leases.go). The user's --checkpoint and
 // --resume work with --partitions and --cluster as with one process, and their checkpoints
 // are the single-process engine's: any of the three ways resumes any of them.
 //

@@ -479,9 +479,15 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		return checker.Result{}, Wire{}, err
 	}
 	ctx := context.Background()
-	if co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3)); err != nil {
-		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w (the nodes' NATS needs JetStream)", cr.URL, err)
-	}
+	// The plan's bucket is made while the first epoch's lease bucket is (begin waits for it):
+	// each is a JetStream asset of its own, a few hundred milliseconds on a loaded machine.
+	planMade := make(chan error, 1)
+	go func() {
+		var err error
+		co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3))
+		planMade <- err
+	}()
+	co.planMade = planMade
 	defer co.close()
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
 	// so that no message of an attempt given up reaches the next.
@@ -530,18 +536,19 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 // coordinator is the state of kmc check --cluster across its epochs: the run's plan, its
 // lease bucket and the watch of it.
 type coordinator struct {
-	cr      ClusterRun
-	run     string // the run's id
-	id      string // this coordinator's id, in the plan
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	plan    *planStore
-	gen     int // lease buckets made
-	bucket  string
-	server  string // the node whose server holds the lease bucket ("": not a node)
-	leases  jetstream.KeyValue
-	watch   *leaseWatch
-	buckets []string
+	cr       ClusterRun
+	run      string // the run's id
+	id       string // this coordinator's id, in the plan
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	plan     *planStore
+	planMade chan error // the plan's bucket is made (nil: known)
+	gen      int        // lease buckets made
+	bucket   string
+	server   string // the node whose server holds the lease bucket ("": not a node)
+	leases   jetstream.KeyValue
+	watch    *leaseWatch
+	buckets  []string
 
 	mu      sync.Mutex
 	lost    context.CancelCauseFunc // ends the epoch under way
@@ -597,6 +604,13 @@ func (co *coordinator) begin(ctx context.Context, epoch int, ids []string, resum
 			return err
 		}
 	}
+	if co.planMade != nil {
+		err := <-co.planMade
+		co.planMade = nil
+		if err != nil {
+			return fmt.Errorf("--cluster %s: %w (the nodes' NATS needs JetStream)", co.cr.URL, err)
+		}
+	}
 	p := plan{Run: co.run, Epoch: epoch, Coordinator: co.id, Members: ids, Leases: co.bucket}
 	if resume != nil {
 		p.Depth, p.Distinct = resume.Depth, resume.Distinct
@@ -610,12 +624,16 @@ func (co *coordinator) close() {
 	if co.watch != nil {
 		co.watch.stop()
 	}
+	if co.planMade != nil {
+		<-co.planMade
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, b := range co.buckets {
-		_ = co.js.DeleteKeyValue(ctx, b)
+	var wg sync.WaitGroup
+	for _, b := range append(co.buckets, planBucket(co.run)) {
+		wg.Go(func() { _ = co.js.DeleteKeyValue(ctx, b) })
 	}
-	_ = co.js.DeleteKeyValue(ctx, planBucket(co.run))
+	wg.Wait()
 }
 
 // runEpoch runs one epoch of a search across nodes ids. lost, when not nil, says which node
