@@ -481,13 +481,18 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	ctx := context.Background()
 	// The plan's bucket is made while the first epoch's lease bucket is (begin waits for it):
 	// each is a JetStream asset of its own, a few hundred milliseconds on a loaded machine.
-	planMade := make(chan error, 1)
-	go func() {
-		var err error
-		co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3))
-		planMade <- err
-	}()
-	co.planMade = planMade
+	// A search on one node has neither: there is no one to go on with if it is lost, and a
+	// node clustered with no other has no JetStream (its meta group never elects a leader).
+	co.single = len(ids) == 1
+	if !co.single {
+		planMade := make(chan error, 1)
+		go func() {
+			var err error
+			co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3))
+			planMade <- err
+		}()
+		co.planMade = planMade
+	}
 	defer co.close()
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
 	// so that no message of an attempt given up reaches the next.
@@ -543,6 +548,7 @@ type coordinator struct {
 	js       jetstream.JetStream
 	plan     *planStore
 	planMade chan error // the plan's bucket is made (nil: known)
+	single   bool       // a search on one node: no plan, no leases
 	gen      int        // lease buckets made
 	bucket   string
 	server   string // the node whose server holds the lease bucket ("": not a node)
@@ -580,6 +586,9 @@ func (co *coordinator) disconnected(nc *nats.Conn, err error) {
 // on a server since lost). A plan refused (another coordinator wrote it) is a
 // *StalePlanError: the coordinator stops.
 func (co *coordinator) begin(ctx context.Context, epoch int, ids []string, resume *checker.Snapshot, rb *rollback) error {
+	if co.single {
+		return nil
+	}
 	co.mu.Lock()
 	renew := co.leases == nil || co.dropped
 	co.dropped = false
@@ -629,8 +638,12 @@ func (co *coordinator) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	buckets := co.buckets
+	if !co.single {
+		buckets = append(buckets, planBucket(co.run))
+	}
 	var wg sync.WaitGroup
-	for _, b := range append(co.buckets, planBucket(co.run)) {
+	for _, b := range buckets {
 		wg.Go(func() { _ = co.js.DeleteKeyValue(ctx, b) })
 	}
 	wg.Wait()
@@ -644,9 +657,14 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
 		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour,
 		Plan: co.run, Epoch: epoch, Leases: co.bucket, LeaseTTL: leaseTTL}
+	if co.single {
+		s.Plan, s.Epoch, s.Leases, s.LeaseTTL = "", 0, "", 0
+	}
 	ctx, lost := context.WithCancelCause(context.Background())
 	defer lost(nil)
-	co.watch.watch(epoch, ids, lost)
+	if !co.single {
+		co.watch.watch(epoch, ids, lost)
+	}
 	co.mu.Lock()
 	co.lost, co.members = lost, ids
 	co.mu.Unlock()
@@ -678,6 +696,12 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 	// gone says which node was lost when the epoch failed with err: one whose lease expires
 	// (or that never took one) within a lease's TTL; nil if none.
 	gone := func(err error) error {
+		if co.single {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				return cause
+			}
+			return nil
+		}
 		for i, id := range ids {
 			c, cancel := context.WithTimeout(ctx, jsAttempt)
 			_, gerr := co.leases.Get(c, leaseKey(id, epoch))
@@ -704,6 +728,9 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 		// check: one without a lease a TTL and a second after it was asked is lost.
 		sctx, nolease := context.WithCancelCause(ctx)
 		go func() {
+			if co.single {
+				return
+			}
 			t := time.NewTimer(leaseTTL + time.Second)
 			defer t.Stop()
 			for {
