@@ -282,7 +282,17 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 			if s.LeaseTTL < time.Second || s.LeaseTTL%time.Second != 0 {
 				return fmt.Errorf("node %s refuses epoch %d of run %s: a lease of %s (want whole seconds)", id, s.Epoch, s.Plan, s.LeaseTTL)
 			}
-			p, pkv, err := readPlan(ctx, js, s.Plan)
+			// A replica may answer the read before it has the coordinator's last write: the
+			// plan's epochs only grow, so an earlier one is read again, for a while.
+			var p plan
+			var pkv jetstream.KeyValue
+			var err error
+			for deadline := time.Now().Add(jsPatience); ; time.Sleep(100 * time.Millisecond) {
+				p, pkv, err = readPlan(ctx, js, s.Plan)
+				if err != nil || p.Epoch >= s.Epoch || time.Now().After(deadline) {
+					break
+				}
+			}
 			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
 				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
 			}
@@ -295,7 +305,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 					return nil // not known: the lease decides
 				}
 				var now plan
-				if json.Unmarshal(e.Value(), &now) == nil && now.Epoch != s.Epoch {
+				if json.Unmarshal(e.Value(), &now) == nil && now.Epoch > s.Epoch { // a lagging replica may show an earlier one
 					return fmt.Errorf("left: the plan moved to epoch %d", now.Epoch)
 				}
 				return nil
