@@ -218,7 +218,8 @@ func readPlan(ctx context.Context, js jetstream.JetStream, run string) (plan, je
 	return p, kv, err
 }
 
-// openLeases creates an epoch's lease bucket on the server of node tag (none: any server).
+// openLeases creates a run's lease bucket on the server of node tag ("": the coordinator is
+// connected to a NATS server that is not a kmc node's: any server).
 func openLeases(ctx context.Context, js jetstream.JetStream, bucket, tag string) (jetstream.KeyValue, error) {
 	cfg := jetstream.KeyValueConfig{Bucket: bucket, Replicas: 1, Storage: jetstream.MemoryStorage, History: 1,
 		LimitMarkerTTL: leaseMarkerTTL, Description: "kmc: the leases of the members of an epoch of a search"}
@@ -228,10 +229,10 @@ func openLeases(ctx context.Context, js jetstream.JetStream, bucket, tag string)
 	var kv jetstream.KeyValue
 	err := attempt(ctx, nil, func(c context.Context) error {
 		var err error
+		// No fallback to anywhere when the placement fails: right after a node's loss or
+		// restart JetStream may refuse for a moment, and a lease bucket on another node than
+		// the coordinator's would be lost with that node, and its leases unseen.
 		kv, err = js.CreateOrUpdateKeyValue(c, cfg)
-		if err != nil && cfg.Placement != nil && !errors.Is(err, context.DeadlineExceeded) {
-			cfg.Placement = nil // a NATS without kmc's tags: anywhere
-		}
 		return err
 	})
 	if err != nil {
