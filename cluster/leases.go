@@ -380,7 +380,7 @@ func takeLease(ctx context.Context, js jetstream.JetStream, bucket, id string, e
 			switch {
 			case err == nil:
 				rev, last = pa.Sequence, time.Now()
-			case isWrongLastSeq(err) || errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrNoStreamResponse) && time.Since(last) > ttl:
+			case isWrongLastSeq(err) || errors.Is(err, jetstream.ErrStreamNotFound):
 				lost("its lease is gone (expired, or its bucket deleted)")
 				return
 			case time.Since(last) > ttl:
