@@ -46,9 +46,10 @@ import (
 // the two others (the watch's consumer, we think, lived on the node killed). With one
 // replica on the coordinator's server, a SIGKILL of another node was seen after 2.8, 2.8,
 // 3.0 and 2.8 s in four runs and puts never failed; through kmc check --cluster, 10
-// kills: 2.3 s to 3.3 s, median 3.2 s (TestClusterLeaseDetection). The one server the lease bucket depends on is the coordinator's own, whose loss the
-// coordinator sees at once as its connection's (the node it was connected to is lost; the
-// next epoch's bucket is placed on the server it reconnects to). The plan is written only at
+// kills: 2.3 s to 3.3 s, median 3.2 s (TestClusterLeaseDetection). The one server the lease
+// bucket depends on is the coordinator's own, whose loss the coordinator sees at once as its
+// connection's (the node it was connected to is lost; the next epoch's bucket is placed on
+// the server it reconnects to). The plan is written only at
 // an epoch's start, so a wait for its leader costs a rollback seconds, not a search.
 //
 // Ping is gone: a lease does what it did (a node whose process or route is gone stops
