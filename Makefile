@@ -68,9 +68,10 @@ browser-test: browser
 
 # The multi-process tests of kmc node and kmc check --cluster: three kmc node processes on
 # loopback clustered by routes, the parity of their results with one process's, a node killed
-# (SIGKILL) mid-search, the token and the refusals. (--partitions runs in make test.)
+# (SIGKILL) mid-search, a lease that expires (cluster/), the token and the refusals.
+# (--partitions runs in make test.)
 cluster-test:
-	KMC_CLUSTER_TESTS=1 $(GO) test -count=1 -run 'Cluster|Node' ./cmd/kmc/
+	KMC_CLUSTER_TESTS=1 $(GO) test -count=1 -run 'Cluster|Node' ./cmd/kmc/ ./cluster/
 
 # Faults: three kmc node processes, and 20 searches across them (twophase rms=7, a level
 # checkpoint at every level), each with one node killed (SIGKILL) at a random moment and

@@ -12,7 +12,9 @@
 // A search across nodes takes a level checkpoint about every ClusterRun.RollbackEvery (the
 // checker's snapshot, gathered by the coordinator; kept in its temporary folder with a copy
 // in the nodes' JetStream object store); a node lost makes the coordinator go on from it with
-// the nodes left, each attempt an epoch with subjects of its own. The user's --checkpoint and
+// the nodes left, each attempt an epoch with subjects of its own. Membership is by leases in
+// JetStream KV with per-key TTLs, the plan of each epoch is written by compare-and-set, and a
+// node drops its part of an epoch the plan has left (leases.go). The user's --checkpoint and
 // --resume work with --partitions and --cluster as with one process, and their checkpoints
 // are the single-process engine's: any of the three ways resumes any of them.
 //
@@ -115,9 +117,14 @@ func (t *transport) Call(to int, req []byte) ([]byte, error) {
 }
 
 // serve answers part p's messages on its subject, each in a goroutine of its own: a part
-// expanding its range must take the claims the other parts send it meanwhile.
-func serve(nc *nats.Conn, subject string, p checker.Part) (*nats.Subscription, error) {
+// expanding its range must take the claims the other parts send it meanwhile. Once fenced
+// is set (nil: never), the part's epoch is over: it refuses every message.
+func serve(nc *nats.Conn, subject string, p checker.Part, fenced *atomic.Bool) (*nats.Subscription, error) {
 	sub, err := nc.Subscribe(subject, func(m *nats.Msg) {
+		if fenced != nil && fenced.Load() {
+			_ = m.Respond(append([]byte{1}, errFenced...))
+			return
+		}
 		go func() {
 			b, err := p.Handle(m.Data)
 			var out []byte
@@ -137,6 +144,9 @@ func serve(nc *nats.Conn, subject string, p checker.Part) (*nats.Subscription, e
 	}
 	return sub, nil
 }
+
+// errFenced is a fenced part's answer to a message.
+const errFenced = "the part's epoch is over: message dropped"
 
 // runID names a run's subjects.
 func runID() string {
@@ -205,7 +215,7 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Obs
 		if err != nil {
 			return checker.Result{}, Wire{}, err
 		}
-		if _, err := serve(nc, partSubject(prefix, i), p); err != nil {
+		if _, err := serve(nc, partSubject(prefix, i), p, nil); err != nil {
 			return checker.Result{}, Wire{}, fmt.Errorf("part %d: %w", i, err)
 		}
 		if err := nc.Flush(); err != nil {

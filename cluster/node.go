@@ -21,6 +21,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"kmc/app"
 	"kmc/app/checkpoint"
@@ -47,6 +48,8 @@ type NodeOptions struct {
 	Log           io.Writer
 	// Ready, when set, is called with the client URL once the node takes runs.
 	Ready func(url string)
+
+	hooks leaseHooks // tests' hooks into the node's leases
 }
 
 // hostPort splits a listen address, with port 0 for "any free port".
@@ -89,7 +92,17 @@ func nodeServerOptions(o *NodeOptions) (*server.Options, error) {
 		return nil, &RefusedError{"--listen " + listen + " is beyond loopback: set --token (or KMC_NATS_TOKEN) so that only holders of the token can connect"}
 	}
 	if port == 0 {
-		port = server.RANDOM_PORT
+		// The node's id names its server, and its server's tag places the assets of the runs
+		// it coordinates (leases.go): both must be known before the server starts.
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("--listen %s: %w", listen, err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+	}
+	if o.Name == "" {
+		o.Name = "node-" + strings.NewReplacer(".", "-", ":", "-", "[", "", "]", "").Replace(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
 	if o.Data == "" {
 		return nil, &RefusedError{"--data: name the node's folder"}
@@ -100,6 +113,7 @@ func nodeServerOptions(o *NodeOptions) (*server.Options, error) {
 	}
 	so := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: store,
 		NoLog: true, Authorization: o.Token}
+	so.Tags = append(so.Tags, nodeTag(o.Name))
 	if o.ClusterListen != "" {
 		ch, cp, err := hostPort(o.ClusterListen)
 		if err != nil {
@@ -146,6 +160,12 @@ type startMsg struct {
 	Opts     runOpts  `json:"opts"`
 	// Neighbour, when set, is the check's robustness neighbour to search (kmc suite).
 	Neighbour *specs.Neighbour `json:"neighbour,omitempty"`
+	// A search's epoch (0 for a swarm): the plan of run Plan must be at Epoch and name this
+	// node at Part; the node holds a lease on the epoch in bucket Leases, of LeaseTTL.
+	Plan     string        `json:"plan,omitempty"`
+	Epoch    int           `json:"epoch,omitempty"`
+	Leases   string        `json:"leases,omitempty"`
+	LeaseTTL time.Duration `json:"lease_ttl,omitempty"`
 }
 
 // runOpts are the options of a search that shape its result, as the coordinator resolved
@@ -201,9 +221,6 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 	}
 	defer ns.Shutdown()
 	id := o.Name
-	if id == "" {
-		id = "node-" + strings.NewReplacer(".", "-", ":", "-", "[", "", "]", "").Replace(ns.Addr().String())
-	}
 	opts := []nats.Option{nats.InProcessServer(ns), nats.Name("kmc " + id)}
 	if o.Token != "" {
 		opts = append(opts, nats.Token(o.Token))
@@ -213,14 +230,39 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		return fmt.Errorf("connect to the node's server: %w", err)
 	}
 	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
 	var (
-		mu     sync.Mutex
-		run    string
-		cancel context.CancelFunc // ends the run's calls under way
-		sub    *nats.Subscription
-		msgs   atomic.Int64
-		byts   atomic.Int64
+		mu       sync.Mutex
+		run      string
+		runPlan  string // the plan of the run's part (a search's), and its epoch
+		runEpoch int
+		cancel   context.CancelFunc // ends the run's calls under way
+		sub      *nats.Subscription
+		held     *lease       // the lease on the part's epoch
+		fenced   *atomic.Bool // set when the part's epoch is over: its messages are refused
+		msgs     atomic.Int64
+		byts     atomic.Int64
 	)
+	// leave lets the part of run r go (under mu): no more messages, calls or renewals.
+	leave := func(r, why string) bool {
+		if run != r {
+			return false
+		}
+		if sub != nil {
+			_ = sub.Unsubscribe()
+		}
+		if fenced != nil {
+			fenced.Store(true)
+		}
+		held.end()
+		cancel()
+		fmt.Fprintf(o.Log, "kmc node %s: run %s %s\n", id, run, why)
+		run, sub, held, fenced = "", nil, nil, nil
+		return true
+	}
 	hello, _ := json.Marshal(map[string]string{"id": id, "version": checkpoint.Version()})
 	if _, err := nc.Subscribe(helloSubject, func(m *nats.Msg) { _ = m.Respond(hello) }); err != nil {
 		return err
@@ -230,6 +272,62 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		if err := json.Unmarshal(m.Data, &s); err != nil {
 			return fmt.Errorf("node %s: a malformed run: %w", id, err)
 		}
+		// A search's part: the plan must be at this epoch and give this node this part (a
+		// start from a coordinator whose epoch is over is refused), and the node takes its
+		// lease first, before the work of building the check, so that a node lost while it
+		// starts is seen as one whose lease expired.
+		var l *lease
+		var early atomic.Pointer[string] // why the lease was lost before the part began
+		if s.Epoch > 0 {
+			if s.LeaseTTL < time.Second || s.LeaseTTL%time.Second != 0 {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: a lease of %s (want whole seconds)", id, s.Epoch, s.Plan, s.LeaseTTL)
+			}
+			// A replica may answer the read before it has the coordinator's last write: the
+			// plan's epochs only grow, so an earlier one is read again, for a while.
+			var p plan
+			var pkv jetstream.KeyValue
+			var err error
+			for deadline := time.Now().Add(jsPatience); ; time.Sleep(100 * time.Millisecond) {
+				p, pkv, err = readPlan(ctx, js, s.Plan)
+				if err != nil || p.Epoch >= s.Epoch || time.Now().After(deadline) {
+					break
+				}
+			}
+			if err == nil && (p.Epoch != s.Epoch || s.Part >= len(p.Members) || p.Members[s.Part] != id || p.Leases != s.Leases) {
+				err = fmt.Errorf("the plan is at epoch %d (coordinator %s), members %v", p.Epoch, p.Coordinator, p.Members)
+			}
+			if err != nil {
+				return fmt.Errorf("node %s refuses epoch %d of run %s: %w", id, s.Epoch, s.Plan, err)
+			}
+			check := func(c context.Context) error {
+				e, err := pkv.Get(c, "plan")
+				if err != nil {
+					return nil // not known: the lease decides
+				}
+				var now plan
+				if json.Unmarshal(e.Value(), &now) == nil && now.Epoch > s.Epoch { // a lagging replica may show an earlier one
+					return fmt.Errorf("left: the plan moved to epoch %d", now.Epoch)
+				}
+				return nil
+			}
+			r := s.Run
+			l, err = takeLease(ctx, js, s.Leases, id, s.Epoch, s.LeaseTTL, o.hooks, check, func(why string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if !leave(r, why) {
+					early.Store(&why)
+				}
+			})
+			if err != nil {
+				return fmt.Errorf("node %s: %w", id, err)
+			}
+		}
+		began := false
+		defer func() {
+			if !began {
+				l.end()
+			}
+		}()
 		r, copts, c, err := s.build(id)
 		if err != nil {
 			return err
@@ -242,26 +340,36 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if run != "" {
-			return fmt.Errorf("node %s is busy with run %s", id, run)
+			// A part of an earlier epoch of the same run is over: the plan has moved on
+			// (a node whose lease expired while it was alive, and that has not seen it yet).
+			if s.Epoch == 0 || runPlan != s.Plan || runEpoch >= s.Epoch {
+				return fmt.Errorf("node %s is busy with run %s", id, run)
+			}
+			leave(run, fmt.Sprintf("left: epoch %d of its run began", s.Epoch))
 		}
 		prefix := "kmc." + s.Run
 		rctx, rcancel := context.WithCancel(ctx)
+		fence := new(atomic.Bool)
 		p, err := r.(checker.Partitioner).NewPart(copts, s.Parts, s.Part, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &byts, ctx: rctx, timeout: peerTimeout})
 		if err != nil {
 			rcancel()
 			return fmt.Errorf("node %s: %w", id, err)
 		}
-		cancel = rcancel
-		if sub, err = serve(nc, partSubject(prefix, s.Part), p); err != nil {
+		cancel, held, fenced = rcancel, l, fence
+		if sub, err = serve(nc, partSubject(prefix, s.Part), p, fence); err != nil {
 			return err
 		}
 		if err := nc.Flush(); err != nil {
 			return err
 		}
-		run = s.Run
+		run, runPlan, runEpoch = s.Run, s.Plan, s.Epoch
+		began = true
 		msgs.Store(0)
 		byts.Store(0)
 		fmt.Fprintf(o.Log, "kmc node %s: run %s: part %d of %d, %s check %s\n", id, s.Run, s.Part, s.Parts, s.SpecPath, c.Name)
+		if why := early.Load(); why != nil {
+			leave(run, *why)
+		}
 		return nil
 	}
 	if _, err := nc.Subscribe(nodePrefix+id+".await", func(m *nats.Msg) {
@@ -296,15 +404,12 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 			return fmt.Errorf("node %s is busy with run %s", id, run)
 		}
 		rctx, rcancel := context.WithCancel(ctx)
-		run, cancel, sub = s.Run, rcancel, nil
+		run, runPlan, runEpoch, cancel, sub = s.Run, "", 0, rcancel, nil
 		fmt.Fprintf(o.Log, "kmc node %s: swarm %s: walks of %s check %s\n", id, s.Run, s.SpecPath, c.Name)
 		go walkBlocks(rctx, nc, r.(checker.SimBlocker), s, so, o.Log, id)
 		return nil
 	}
 	if _, err := nc.Subscribe(nodePrefix+id+".simulate", func(m *nats.Msg) { reply(m, nil, simulate(m)) }); err != nil {
-		return err
-	}
-	if _, err := nc.Subscribe(nodePrefix+id+".ping", func(m *nats.Msg) { _ = m.Respond(nil) }); err != nil {
 		return err
 	}
 	if _, err := nc.Subscribe(nodePrefix+id+".start", func(m *nats.Msg) { reply(m, nil, start(m)) }); err != nil {
@@ -314,13 +419,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		var w []byte
-		if run == string(m.Data) {
-			if sub != nil {
-				_ = sub.Unsubscribe()
-			}
-			cancel()
-			fmt.Fprintf(o.Log, "kmc node %s: run %s ended\n", id, run)
-			run, sub = "", nil
+		if leave(string(m.Data), "ended") {
 			w, _ = json.Marshal(Wire{Messages: msgs.Swap(0), Bytes: byts.Swap(0)})
 		}
 		reply(m, w, nil)
@@ -371,7 +470,8 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	if cr.Nodes < 0 || cr.Nodes > maxParts {
 		return checker.Result{}, Wire{}, &RefusedError{fmt.Sprintf("--nodes must be 0 to %d (got %d)", maxParts, cr.Nodes)}
 	}
-	copts := []nats.Option{nats.Name("kmc check coordinator")}
+	co := &coordinator{cr: cr, run: runID(), id: runID()}
+	copts := []nats.Option{nats.Name("kmc check coordinator"), nats.DisconnectErrHandler(co.disconnected)}
 	if cr.Token != "" {
 		copts = append(copts, nats.Token(cr.Token))
 	}
@@ -380,14 +480,33 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
 	defer nc.Close()
+	co.nc = nc
 	ids, err := findNodes(nc, cr.Nodes, cr.Wait)
 	if err != nil {
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
+	if co.js, err = jetstream.New(nc); err != nil {
+		return checker.Result{}, Wire{}, err
+	}
+	ctx := context.Background()
+	// The plan's bucket is made while the first epoch's lease bucket is (begin waits for it):
+	// each is a JetStream asset of its own, a few hundred milliseconds on a loaded machine.
+	// A search on one node has neither: there is no one to go on with if it is lost, and a
+	// node clustered with no other has no JetStream (its meta group never elects a leader).
+	co.single = len(ids) == 1
+	if !co.single {
+		planMade := make(chan error, 1)
+		go func() {
+			var err error
+			co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3))
+			planMade <- err
+		}()
+		co.planMade = planMade
+	}
+	defer co.close()
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
 	// so that no message of an attempt given up reaches the next.
-	run := runID()
-	rb := newRollback(nc, run, len(ids), cr.RollbackEvery, cr.Log)
+	rb := newRollback(nc, co.run, len(ids), cr.RollbackEvery, cr.Log)
 	defer rb.close()
 	if opts.Resume != nil {
 		rb.store(opts.Resume) // a node lost before the first level checkpoint rolls back to it
@@ -395,7 +514,10 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	opts = rb.wrap(opts)
 	var total Wire
 	for epoch := 1; ; epoch++ {
-		res, wire, lost, err := runCluster(nc, run+".e"+strconv.Itoa(epoch), ids, r, opts, cr)
+		if err := co.begin(ctx, epoch, ids, opts.Resume, rb); err != nil {
+			return checker.Result{}, total, err
+		}
+		res, wire, lost, err := co.runEpoch(epoch, ids, r, opts)
 		total.Messages += wire.Messages
 		total.Bytes += wire.Bytes
 		if err != nil || lost == nil || len(ids) == 1 {
@@ -404,6 +526,9 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		// A node was lost: the search goes on with the nodes left from the last level
 		// checkpoint (or starts over), which gives the same result: it is a deterministic
 		// function of the checkpoint, whatever the number of parts.
+		if cr.Log != nil {
+			fmt.Fprintf(cr.Log, "kmc: %v\n", lost)
+		}
 		left, ferr := findNodes(nc, 0, 0)
 		if ferr != nil {
 			return res, total, nil
@@ -417,22 +542,157 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 			from = fmt.Sprintf("rolling back to the level checkpoint at level %d (%d distinct states)", s.Depth, s.Distinct)
 		}
 		if cr.Log != nil {
-			fmt.Fprintf(cr.Log, "kmc: %v: %s with %d nodes\n", lost, from, len(left))
+			fmt.Fprintf(cr.Log, "kmc: epoch %d: %s with %d nodes\n", epoch+1, from, len(left))
 		}
 		ids = left
 	}
 }
 
-// runCluster runs one attempt of a search across nodes ids. lost, when not nil, says which
-// node was lost and made the attempt fail.
-func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opts checker.Options, cr ClusterRun) (checker.Result, Wire, error, error) {
+// coordinator is the state of kmc check --cluster across its epochs: the run's plan, its
+// lease bucket and the watch of it.
+type coordinator struct {
+	cr       ClusterRun
+	run      string // the run's id
+	id       string // this coordinator's id, in the plan
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	plan     *planStore
+	planMade chan error // the plan's bucket is made (nil: known)
+	single   bool       // a search on one node: no plan, no leases
+	gen      int        // lease buckets made
+	bucket   string
+	server   string // the node whose server holds the lease bucket ("": not a node)
+	leases   jetstream.KeyValue
+	watch    *leaseWatch
+	buckets  []string
+
+	mu      sync.Mutex
+	lost    context.CancelCauseFunc // ends the epoch under way
+	dropped bool                    // the connection to the lease bucket's server broke
+	members []string
+}
+
+// disconnected is the coordinator's connection's disconnect handler: the server it was
+// connected to is gone or cut off, and with it the lease bucket placed there, so the node of
+// that server counts as lost.
+func (co *coordinator) disconnected(nc *nats.Conn, err error) {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	co.dropped = true
+	if co.lost == nil {
+		return
+	}
+	part := slices.Index(co.members, co.server)
+	why := fmt.Sprintf("this coordinator's connection to it broke (%v)", err)
+	if part < 0 {
+		co.lost(fmt.Errorf("the NATS server this coordinator was connected to is gone (%v)", err))
+		return
+	}
+	co.lost(&lostError{id: co.server, part: part, why: why})
+}
+
+// begin makes epoch's plan: its members ids, the checkpoint it resumes from, and a lease
+// bucket (a new one on the server the coordinator is connected to now if the one before was
+// on a server since lost). A plan refused (another coordinator wrote it) is a
+// *StalePlanError: the coordinator stops.
+func (co *coordinator) begin(ctx context.Context, epoch int, ids []string, resume *checker.Snapshot, rb *rollback) error {
+	if co.single {
+		return nil
+	}
+	co.mu.Lock()
+	renew := co.leases == nil || co.dropped
+	co.dropped = false
+	co.mu.Unlock()
+	if renew {
+		if co.watch != nil {
+			co.watch.stop()
+		}
+		co.gen++
+		co.bucket = leaseBucket(co.run, co.gen)
+		co.server = co.nc.ConnectedServerName()
+		tag := ""
+		if slices.Contains(ids, co.server) {
+			tag = nodeTag(co.server)
+		}
+		var err error
+		if co.leases, err = openLeases(ctx, co.js, co.bucket, tag); err != nil {
+			return err
+		}
+		co.buckets = append(co.buckets, co.bucket)
+		if co.watch, err = newLeaseWatch(ctx, co.leases); err != nil {
+			return err
+		}
+	}
+	if co.planMade != nil {
+		err := <-co.planMade
+		co.planMade = nil
+		if err != nil {
+			return fmt.Errorf("--cluster %s: %w (the nodes' NATS needs JetStream)", co.cr.URL, err)
+		}
+	}
+	p := plan{Run: co.run, Epoch: epoch, Coordinator: co.id, Members: ids, Leases: co.bucket}
+	if resume != nil {
+		p.Depth, p.Distinct = resume.Depth, resume.Distinct
+		p.Object = rb.object(resume.Depth)
+	}
+	return co.plan.write(ctx, p)
+}
+
+// close deletes the run's plan and lease buckets.
+func (co *coordinator) close() {
+	if co.watch != nil {
+		co.watch.stop()
+	}
+	if co.planMade != nil {
+		<-co.planMade
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	buckets := co.buckets
+	if !co.single {
+		buckets = append(buckets, planBucket(co.run))
+	}
+	var wg sync.WaitGroup
+	for _, b := range buckets {
+		wg.Go(func() { _ = co.js.DeleteKeyValue(ctx, b) })
+	}
+	wg.Wait()
+}
+
+// runEpoch runs one epoch of a search across nodes ids. lost, when not nil, says which node
+// was lost and made the epoch fail.
+func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opts checker.Options) (checker.Result, Wire, error, error) {
+	nc, cr := co.nc, co.cr
+	run := co.run + ".e" + strconv.Itoa(epoch)
 	s := startMsg{Run: run, Parts: len(ids), Version: checkpoint.Version(), SpecPath: cr.SpecPath, Spec: cr.Spec,
-		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour}
+		SpecSHA: sha(cr.Spec), Sets: cr.Sets, Check: cr.Check, Opts: optsOf(opts), Neighbour: cr.Neighbour,
+		Plan: co.run, Epoch: epoch, Leases: co.bucket, LeaseTTL: leaseTTL}
+	if co.single {
+		s.Plan, s.Epoch, s.Leases, s.LeaseTTL = "", 0, "", 0
+	}
+	ctx, lost := context.WithCancelCause(context.Background())
+	defer lost(nil)
+	if !co.single {
+		co.watch.watch(epoch, ids, lost)
+	}
+	co.mu.Lock()
+	co.lost, co.members = lost, ids
+	co.mu.Unlock()
+	defer func() {
+		co.mu.Lock()
+		co.lost = nil
+		co.mu.Unlock()
+	}()
 	var started []string
 	var msgs, byts atomic.Int64
 	// end lets the nodes go and adds what they sent each other to the coordinator's count.
 	end := func() {
+		var le *lostError
+		errors.As(context.Cause(ctx), &le)
 		for _, id := range started {
+			if le != nil && le.id == id {
+				continue
+			}
 			m, err := nc.Request(nodePrefix+id+".end", []byte(run), 5*time.Second)
 			var w Wire
 			if err == nil && len(m.Data) > 1 && m.Data[0] == 0 && json.Unmarshal(m.Data[1:], &w) == nil {
@@ -443,20 +703,70 @@ func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opt
 		started = nil
 	}
 	defer end()
-	// gone says that node id, which did not answer, is lost (it does not answer a ping
-	// either), or nil.
-	gone := func(i int, id string, err error) error {
-		if _, perr := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); perr != nil {
-			return fmt.Errorf("node %s (part %d) is lost: %w", id, i, err)
+	// gone says which node was lost when the epoch failed with err: one whose lease expires
+	// (or that never took one) within a lease's TTL; nil if none.
+	gone := func(err error) error {
+		if co.single {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				return cause
+			}
+			return nil
+		}
+		for i, id := range ids {
+			c, cancel := context.WithTimeout(ctx, jsAttempt)
+			_, gerr := co.leases.Get(c, leaseKey(id, epoch))
+			cancel()
+			if errors.Is(gerr, jetstream.ErrKeyNotFound) || errors.Is(gerr, jetstream.ErrKeyDeleted) {
+				if !slices.Contains(started, id) {
+					return &lostError{id: id, part: i, why: fmt.Sprintf("it took no part (%v)", err)}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(leaseTTL + 2*time.Second):
+		}
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return cause
 		}
 		return nil
 	}
 	for i, id := range ids {
 		s.Part = i
 		b, _ := json.Marshal(s)
-		m, err := nc.Request(nodePrefix+id+".start", b, time.Minute)
+		// A node takes its lease as soon as it has read the plan, before it builds the
+		// check: one without a lease a TTL and a second after it was asked is lost.
+		sctx, nolease := context.WithCancelCause(ctx)
+		go func() {
+			if co.single {
+				return
+			}
+			t := time.NewTimer(leaseTTL + time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-sctx.Done():
+					return
+				case <-t.C:
+				}
+				c, cancel := context.WithTimeout(sctx, jsAttempt)
+				_, err := co.leases.Get(c, leaseKey(id, epoch))
+				cancel()
+				if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+					nolease(&lostError{id: id, part: i, why: fmt.Sprintf("it took no lease within %s of its start", leaseTTL+time.Second)})
+					return
+				}
+				t.Reset(time.Second)
+			}
+		}()
+		m, err := nc.RequestWithContext(withTimeout(sctx, time.Minute), nodePrefix+id+".start", b)
+		var le *lostError
+		if errors.As(context.Cause(sctx), &le) {
+			return checker.Result{}, Wire{}, le, nil
+		}
+		nolease(nil)
 		if err != nil {
-			if lost := gone(i, id, err); lost != nil {
+			if lost := gone(err); lost != nil {
 				return checker.Result{}, Wire{}, lost, nil
 			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("start part %d on node %s: %w", i, id, err)
@@ -469,47 +779,40 @@ func runCluster(nc *nats.Conn, run string, ids []string, r checker.Runnable, opt
 	// Every node, and this coordinator, must see every part's subscription before the
 	// search starts: interest crosses the nodes' routes asynchronously.
 	for _, id := range ids {
-		m, err := nc.Request(nodePrefix+id+".await", []byte(run+" "+strconv.Itoa(len(ids))), time.Minute)
+		m, err := nc.RequestWithContext(withTimeout(ctx, time.Minute), nodePrefix+id+".await", []byte(run+" "+strconv.Itoa(len(ids))))
 		if err == nil && (len(m.Data) == 0 || m.Data[0] != 0) {
 			err = errors.New(string(m.Data[min(1, len(m.Data)):]))
 		}
 		if err != nil {
-			for i, id := range ids {
-				if lost := gone(i, id, err); lost != nil {
-					return checker.Result{}, Wire{}, lost, nil
-				}
+			if lost := gone(err); lost != nil {
+				return checker.Result{}, Wire{}, lost, nil
 			}
 			return checker.Result{}, Wire{}, nil, fmt.Errorf("node %s: %w", id, err)
 		}
 	}
 	if err := awaitParts(nc, "kmc."+run, len(ids)); err != nil {
-		for i, id := range ids {
-			if lost := gone(i, id, err); lost != nil {
-				return checker.Result{}, Wire{}, lost, nil
-			}
+		if lost := gone(err); lost != nil {
+			return checker.Result{}, Wire{}, lost, nil
 		}
 		return checker.Result{}, Wire{}, nil, err
 	}
-	ctx, lost := context.WithCancelCause(context.Background())
-	defer lost(nil)
-	go watch(ctx, nc, ids, lost)
 	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx, observe: cr.Observe})
-	end()
 	var lostErr error
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		lostErr = cause
 	} else if res.Verdict == checker.Incomplete && strings.HasPrefix(res.Reason, "partitioned search:") {
-		// A part's call failed before the watch noticed: is a node gone?
-		for i, id := range ids {
-			if _, err := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); err != nil {
-				if _, err = nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); err != nil {
-					lostErr = fmt.Errorf("node %s (part %d) is lost: %w", id, i, err)
-					break
-				}
-			}
-		}
+		// A part's call failed before a lease expired: is a node gone?
+		lostErr = gone(errors.New(res.Reason))
 	}
+	end()
 	return res, Wire{Messages: msgs.Load(), Bytes: byts.Load()}, lostErr, nil
+}
+
+// withTimeout is ctx bounded by d (its cancel runs when ctx or d ends).
+func withTimeout(ctx context.Context, d time.Duration) context.Context {
+	c, cancel := context.WithTimeout(ctx, d)
+	context.AfterFunc(c, cancel)
+	return c
 }
 
 // findNodes asks the nodes for their ids until n answer (n = 0: those that answer within
@@ -576,35 +879,6 @@ func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 	return ids, nil
 }
 
-// watchEvery is how often the coordinator asks each node whether it is there; a node that
-// does not answer twice in a row is lost, and the run is given up.
-var watchEvery = time.Second
-
-// watch pings the nodes until ctx ends, and ends it with the lost node's name as cause.
-func watch(ctx context.Context, nc *nats.Conn, ids []string, lost context.CancelCauseFunc) {
-	missed := make([]int, len(ids))
-	t := time.NewTicker(watchEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for i, id := range ids {
-			if _, err := nc.Request(nodePrefix+id+".ping", nil, 2*watchEvery); err != nil {
-				missed[i]++
-				if missed[i] >= 2 {
-					lost(fmt.Errorf("node %s (part %d) is lost: %w", id, i, err))
-					return
-				}
-				continue
-			}
-			missed[i] = 0
-		}
-	}
-}
-
 // awaitParts waits until each of a run's parts answers on its subject through nc's server
 // (a message of kind 0, which a part refuses: any answer will do).
 func awaitParts(nc *nats.Conn, prefix string, parts int) error {
@@ -653,3 +927,7 @@ func (s *startMsg) build(id string) (checker.Runnable, checker.Options, *specs.C
 	}
 	return r, opts, c, nil
 }
+
+// nodeTag is the server tag of node id: a run's leases are placed on the server of the node
+// its coordinator is connected to (leases.go).
+func nodeTag(id string) string { return "kmc-node:" + strings.ToLower(id) }

@@ -47,6 +47,7 @@ type rollback struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	name    string // the object that keeps a copy of a checkpoint
+	objDep  int    // the level of that checkpoint
 	depth   int    // of the checkpoint kept (0: none)
 	states  int64  // its distinct states
 	err     error  // of the last store
@@ -164,14 +165,35 @@ func (rb *rollback) store(s *checker.Snapshot) {
 	rb.wg.Go(func() {
 		defer rb.putting.Store(false)
 		defer f.Close()
-		ctx, cancel := context.WithTimeout(rb.ctx, storeTimeout)
-		defer cancel()
-		if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name}, f); err != nil {
-			return
+		// A put whose chunks went to a stream leader that died waits for acknowledgements that
+		// never come, however soon another leader is elected (measured: a 10 s attempt begun
+		// 3 s after a SIGKILL of the object store's leader failed at its timeout, the next one
+		// succeeded at once): so each attempt is bounded by putAttempt, and tried again from
+		// the start until storeTimeout. An attempt has putAttempt plus a second per 8 MiB.
+		each := putAttempt
+		if st, err := f.Stat(); err == nil {
+			each += time.Duration(st.Size()>>23) * time.Second
 		}
+		deadline := time.Now().Add(max(storeTimeout, 4*each))
+		for {
+			ctx, cancel := context.WithTimeout(rb.ctx, each)
+			_, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name}, f)
+			cancel()
+			if err == nil {
+				break
+			}
+			if rb.ctx.Err() != nil || time.Now().After(deadline) {
+				return
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(rb.ctx, putAttempt)
+		defer cancel()
 		rb.mu.Lock()
 		old := rb.name
-		rb.name = name
+		rb.name, rb.objDep = name, s.Depth
 		rb.mu.Unlock()
 		if old != "" {
 			_ = obs.Delete(ctx, old)
@@ -179,8 +201,23 @@ func (rb *rollback) store(s *checker.Snapshot) {
 	})
 }
 
-// storeTimeout bounds one copy of a checkpoint into the object store.
-var storeTimeout = 2 * time.Minute
+// object is the name of the copy in the object store of the level checkpoint at depth, or
+// "" when there is none (yet).
+func (rb *rollback) object(depth int) string {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	if rb.objDep != depth {
+		return ""
+	}
+	return rb.name
+}
+
+// storeTimeout bounds one copy of a checkpoint into the object store, putAttempt each try of
+// it.
+var (
+	storeTimeout = 2 * time.Minute
+	putAttempt   = 15 * time.Second
+)
 
 // writeFile writes s to path, through a temporary file renamed over it.
 func writeFile(path string, s *checker.Snapshot) error {

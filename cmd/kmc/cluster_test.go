@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -447,4 +449,116 @@ func TestClusterSuite(t *testing.T) {
 			t.Errorf("%s: --cluster:\n%s\nwant:\n%s", dir, g, w)
 		}
 	}
+}
+
+// stampedWriter keeps what is written, and when a line holding mark was first written.
+type stampedWriter struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	mark string
+	at   time.Time
+}
+
+func (w *stampedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.at.IsZero() && strings.Contains(w.buf.String(), w.mark) {
+		w.at = time.Now()
+	}
+	return len(p), nil
+}
+
+// TestClusterLeaseDetection (KMC_CLUSTER_MEASURE=N, a measurement, not a check of time):
+// N times, a search of two-phase commit rms=8 across three kmc node processes, one node other
+// than the coordinator's killed (SIGKILL) a second after the search's first level; logs the time from
+// the kill to the coordinator's word that the node is lost (its lease expired), and the
+// minimum, median and maximum. Each search must still print the single process's output.
+func TestClusterLeaseDetection(t *testing.T) {
+	bin := clusterTests(t)
+	runs := 0
+	if v := os.Getenv("KMC_CLUSTER_MEASURE"); v == "" {
+		t.Skip("a measurement: set KMC_CLUSTER_MEASURE=N (kills)")
+	} else if _, err := fmt.Sscan(v, &runs); err != nil {
+		t.Fatalf("KMC_CLUSTER_MEASURE=%q: %v", v, err)
+	}
+	nodes := startNodes(t, bin, 3)
+	args := []string{"check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--set", "rms=8", "--workers", "1"}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	var took []time.Duration
+	for i := range runs {
+		k := 1 + i%2 // n2 or n3; the coordinator connects through n1
+		cmd := exec.Command(bin, append(append([]string{}, args...), "--cluster", nodes[0].url, "--nodes", "3", "--rollback-every", "0")...)
+		var out strings.Builder
+		errw := &stampedWriter{mark: " is lost"}
+		cmd.Stdout, cmd.Stderr = &out, errw
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			errw.mu.Lock()
+			under := strings.Contains(errw.buf.String(), "Level(")
+			errw.mu.Unlock()
+			if under {
+				break
+			}
+		}
+		time.Sleep(time.Second)
+		kill := time.Now()
+		_ = nodes[k].cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		errw.mu.Lock()
+		stderr, at := errw.buf.String(), errw.at
+		errw.mu.Unlock()
+		if code != wantCode || withoutTime(out.String()) != withoutTime(want) {
+			t.Errorf("kill %d: exit %d, want %d\n%s\nwant\n%s\n%s", i+1, code, wantCode, out.String(), want, stderr)
+		}
+		if at.IsZero() {
+			t.Logf("kill %d: node n%d: the search ended before the loss was seen:\n%s", i+1, k+1, stderr)
+		} else {
+			took = append(took, at.Sub(kill))
+			line := stderr[strings.Index(stderr, "kmc: node "):]
+			t.Logf("kill %d: node n%d: seen lost %s after the kill: %s", i+1, k+1, at.Sub(kill).Round(time.Millisecond), line[:strings.IndexByte(line, '\n')])
+		}
+		_ = nodes[k].cmd.Wait()
+		nodes[k] = startNode(t, bin, nodes[k].args)
+	}
+	if len(took) > 0 {
+		slices.Sort(took)
+		t.Logf("SIGKILL to loss seen, %d kills: min %s, median %s, max %s", len(took), took[0].Round(time.Millisecond),
+			took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+	}
+}
+
+// TestClusterEntryNodeLost: the node the coordinator is connected through (whose server holds
+// the run's lease bucket) killed (SIGKILL) mid-search: the coordinator's connection breaks,
+// that node is the one lost, the connection moves to a node left, a new lease bucket is made
+// there, and the search gives the single process's result.
+func TestClusterEntryNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	args := []string{"check", "../../specs/twophase.toml", "--por=false", "--check", "fixed", "--set", "rms=8", "--workers", "1"}
+	cmd := exec.Command(bin, append(append([]string{}, args...), "--cluster", nodes[0].url, "--nodes", "3", "--rollback-every", "0")...)
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
+	<-nodes[0].run
+	time.Sleep(time.Second)
+	_ = nodes[0].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the search did not end within 2 minutes of its entry node's loss")
+	}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	if code != wantCode || withoutTime(stdout) != withoutTime(want) || !strings.Contains(stderr, "node n1 (part 0) is lost: this coordinator's connection to it broke") || !strings.Contains(stderr, "with 2 nodes") {
+		t.Errorf("got exit %d, want %d with n1 named and the single process's output:\n%s\n%s\nwant\n%s", code, wantCode, stdout, stderr, want)
+	}
+	t.Logf("%s", stderr)
 }
