@@ -221,6 +221,17 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		msgs   atomic.Int64
 		byts   atomic.Int64
 	)
+	// heard is when the coordinator of the run under way last spoke to this node (its start,
+	// then the coordinator's pings every watchEvery), in Unix nanoseconds.
+	var heard atomic.Int64
+	// stop lets the run under way go (mu held).
+	stop := func() {
+		if sub != nil {
+			_ = sub.Unsubscribe()
+		}
+		cancel()
+		run, sub = "", nil
+	}
 	hello, _ := json.Marshal(map[string]string{"id": id, "version": checkpoint.Version()})
 	if _, err := nc.Subscribe(helloSubject, func(m *nats.Msg) { _ = m.Respond(hello) }); err != nil {
 		return err
@@ -259,6 +270,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 			return err
 		}
 		run = s.Run
+		heard.Store(time.Now().UnixNano())
 		msgs.Store(0)
 		byts.Store(0)
 		fmt.Fprintf(o.Log, "kmc node %s: run %s: part %d of %d, %s check %s\n", id, s.Run, s.Part, s.Parts, s.SpecPath, c.Name)
@@ -304,7 +316,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 	if _, err := nc.Subscribe(nodePrefix+id+".simulate", func(m *nats.Msg) { reply(m, nil, simulate(m)) }); err != nil {
 		return err
 	}
-	if _, err := nc.Subscribe(nodePrefix+id+".ping", func(m *nats.Msg) { _ = m.Respond(nil) }); err != nil {
+	if _, err := nc.Subscribe(nodePrefix+id+".ping", func(m *nats.Msg) { heard.Store(time.Now().UnixNano()); _ = m.Respond(nil) }); err != nil {
 		return err
 	}
 	if _, err := nc.Subscribe(nodePrefix+id+".start", func(m *nats.Msg) { reply(m, nil, start(m)) }); err != nil {
@@ -315,12 +327,8 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		defer mu.Unlock()
 		var w []byte
 		if run == string(m.Data) {
-			if sub != nil {
-				_ = sub.Unsubscribe()
-			}
-			cancel()
 			fmt.Fprintf(o.Log, "kmc node %s: run %s ended\n", id, run)
-			run, sub = "", nil
+			stop()
 			w, _ = json.Marshal(Wire{Messages: msgs.Swap(0), Bytes: byts.Swap(0)})
 		}
 		reply(m, w, nil)
@@ -330,6 +338,27 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 	if err := nc.Flush(); err != nil {
 		return err
 	}
+	// A node cut off from its coordinator (its link down, the others going on without it
+	// from a checkpoint, in a later epoch) hears no ping: it lets its part go, so that it
+	// takes the next run once it is reachable again, and nothing it still holds answers
+	// on the subjects of the attempt given up.
+	go func() {
+		t := time.NewTicker(watchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			mu.Lock()
+			if run != "" && sub != nil && time.Since(time.Unix(0, heard.Load())) > droppedAfter {
+				fmt.Fprintf(o.Log, "kmc node %s: run %s: no word from its coordinator in %s: dropped from the run, its part ends\n", id, run, droppedAfter)
+				stop()
+			}
+			mu.Unlock()
+		}
+	}()
 	u := ns.ClientURL()
 	fmt.Fprintf(o.Log, "kmc node %s: listening on %s (JetStream store %s)\n", id, u, so.StoreDir)
 	if o.Ready != nil {
@@ -575,6 +604,11 @@ func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// droppedAfter is how long a node with a part of a search waits without a ping from the
+// run's coordinator (which pings every watchEvery) before it takes itself to be dropped and
+// lets the part go.
+var droppedAfter = 30 * time.Second
 
 // watchEvery is how often the coordinator asks each node whether it is there; a node that
 // does not answer twice in a row is lost, and the run is given up.
