@@ -13,7 +13,8 @@
 #        builds one with $GO, default go, after the probe below)
 #        scripts/cluster-netns.sh --probe        only the probe: exit 0 when this machine can
 #                                                run it, else 2 with the reason (.ci/run)
-#   KMC_FAULT_SEED   repeats a run's cuts (victim, coordinator's namespace, moment)
+#   KMC_FAULT_SEED   repeats a run's cuts (the victim, the coordinator's namespace, the level
+#                    after whose end it comes, 20% to 70% into the search, and the pause in it)
 #   KMC_NETNS_CUTS   cuts per check (default 3)
 #   KMC_NETNS_CHECKS which checks: twophase, kafka or both (default both)
 #
@@ -137,7 +138,7 @@ for i in 1 2 3; do
 done
 for i in 1 2 3; do
 	for _ in $(seq 300); do
-		grep -q 'listening on' "$tmp/n$i.log" && break
+		grep -q 'listening on' "$tmp/n$i.log" 2>/dev/null && break
 		sleep 0.1
 	done
 	grep -q 'listening on' "$tmp/n$i.log" || { say "node n$i did not start in 30 s"; cat "$tmp/n$i.log" >&2; exit 1; }
@@ -216,8 +217,10 @@ secs() { printf '%.1f' "$(cat "$1/secs")"; }
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 
 # check LABEL ARGS...: the single process's run, a clean run across the nodes, then $cuts runs
-# each with one node cut off at a random moment, each followed by its link brought back up
-# and a run across all three nodes again (rejoin).
+# each with one node cut off at a random moment; after each, the node's link back up, the
+# node must let its part of the attempt given up go (freed) and take part in a small search
+# across the three nodes (rejoined); after the last, the check's own search across the three
+# nodes again (the cut runs after the first also start with the node cut off before).
 check() {
 	local label=$1
 	shift
@@ -235,68 +238,104 @@ check() {
 	cluster "$label-clean" 1 "$@"
 	finish
 	same "$label-clean" "$run"
-	local clean=${search:-$(cat "$run/secs")}
-	say "$label: three nodes, no cut: exit $(cat "$run/code") ($(secs "$run") s, the search itself $clean s)"
+	# The levels of the search: the coordinator's progress lines, Level(d): ... (the last
+	# level's always printed).
+	local levels
+	levels=$(grep -o '^Level([0-9]*)' "$run/stderr" | tail -1 | tr -dc 0-9)
+	say "$label: three nodes, no cut: exit $(cat "$run/code") ($(secs "$run") s, ${levels:-no} levels)"
+	if [ -z "$levels" ]; then
+		fail "$label: the search across the nodes printed no Level lines"
+		return
+	fi
 
-	local c k via delay
+	local c k via after pause cut what into
 	for c in $(seq "$cuts"); do
-		k=$((RANDOM % 3 + 1))                    # the node cut off
-		via=$(((k + RANDOM % 2) % 3 + 1))         # the coordinator's namespace: another node's
-		delay=$(awk -v t="$clean" -v p=$((10 + RANDOM % 60)) 'BEGIN { printf "%.2f", t * p / 100 }') # 10% to 70% of a clean search
-		cut_from=$(($(wc -l <"$tmp/n$k.log") + 1)) # its log from this search on
+		k=$((RANDOM % 3 + 1))                            # the node cut off
+		via=$(((k + RANDOM % 2) % 3 + 1))                 # the coordinator's namespace: another node's
+		after=$((levels * (20 + RANDOM % 50) / 100))      # the cut comes in the level after this one
+		pause=$(awk -v r=$((RANDOM % 100)) 'BEGIN { printf "%.2f", r / 100 }') # and this long into it
+		cut_from=$(($(wc -l <"$tmp/n$k.log") + 1))        # its log from this search on
 		cluster "$label-cut$c" "$via" "$@"
-		sleep "$delay"
-		local cut
+		local begun=$(date +%s.%N)
+		while kill -0 "$runner" 2>/dev/null; do
+			d=$(grep -o '^Level([0-9]*)' "$run/stderr" 2>/dev/null | tail -1 | tr -dc 0-9)
+			[ -n "$d" ] && [ "$d" -ge "$after" ] && break
+			sleep 0.05
+		done
+		sleep "$pause"
 		cut=$(date +%s.%N)
+		into=$(since "$begun")
 		ip -n "$br" link set "v$k" down
 		finish "$cut"
-		local what
 		what=$(grep -m1 -o -e 'rolling back to the level checkpoint at level [0-9]* ([0-9]* distinct states)' \
 			-e 'starting the search over' "$run/stderr" || echo "the search had ended before it noticed")
 		if [ -n "$noticed" ]; then
-			what="lost after $(printf '%.1f' "$noticed") s, $what"
+			what="named lost $(printf '%.1f' "$noticed") s after the cut, $what"
 		fi
-		say "$label cut $c: node n$k cut off after $delay s (coordinator in $(ns "$via")): $what; exit $(cat "$run/code") ($(secs "$run") s)"
+		say "$label cut $c: node n$k cut off $pause s after the end of level $after of $levels was reported, $into s into the search (coordinator in $(ns "$via")): $what; exit $(cat "$run/code") ($(secs "$run") s)"
 		same "$label-cut$c" "$run"
 		if ! grep -q "node n$k (part [0-9]*) is lost" "$run/stderr"; then
 			fail "$label cut $c: node n$k was cut off during the search but the coordinator did not name it lost"
 		fi
 		ip -n "$br" link set "v$k" up
-		cut_node=$k
-		# The next search takes all three nodes again: the one cut off must have rejoined and
-		# be free for a new run.
-		rejoin "$label" "$c"
+		rejoined "$label" "$c" "$k"
 	done
+	cluster "$label-after" "$k" "$@"
+	finish
+	say "$label: three nodes again, the coordinator in $(ns "$k"): exit $(cat "$run/code") ($(secs "$run") s)"
+	same "$label-after" "$run"
 }
 
-# rejoin LABEL C: after the link of node $cut_node is back up, the node must let the part
-# of the attempt it was cut off from go (the coordinator's end reaching it late, or no ping
-# for 30 s: "dropped from the run"), and a search across all three nodes (the coordinator in
-# the namespace of the node cut off) must print the reference's output. The search is tried
-# again while the node is not found yet or still busy, for up to 90 s after the link is up.
-rejoin() {
-	local label=$1 c=$2 up log=$tmp/n$cut_node.log
+# small: a search of a few seconds across the three nodes, and its single-process output.
+small=(specs/twophase.toml --por=false --check fixed --set rms=6)
+
+# rejoined LABEL C K: node K's link is back up after cut C. The node must let its part of the
+# attempt it was cut off from go (the coordinator's end reaching it late, or no ping for 30 s:
+# "dropped from the run"), and take part in a small search across all three nodes (the
+# coordinator in its namespace) that prints the single process's output; the search is tried
+# again while the node is not found yet, for up to 60 s.
+rejoined() {
+	local label=$1 c=$2 k=$3 up log=$tmp/n$3.log attempt freed="" took
 	up=$(date +%s.%N)
+	attempt=$(tail -n +"$cut_from" "$log" | grep -m1 -o 'run [0-9a-f]*\.e[0-9]*: part' | sed 's/^run //; s/: part$//' || true)
+	if [ -z "$attempt" ]; then
+		fail "$label cut $c: node n$k took no part in the search it was cut off from"
+		return
+	fi
+	took="before the link's return" # when found at the first look
+	while [ "$(awk -v a="$up" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 90) }')" = 1 ]; do
+		freed=$(grep -m1 -o -e "run $attempt ended" -e "run $attempt: no word from its coordinator in [0-9a-z.]*" "$log" || true)
+		[ -n "$freed" ] && break
+		sleep 0.2
+		took="$(since "$up") s after the link's return"
+	done
+	if [ -z "$freed" ]; then
+		fail "$label cut $c: node n$k did not let its part of attempt $attempt go within 90 s of its link's return"
+		return
+	fi
+	local from=$(($(wc -l <"$log") + 1))
+	local sref=$tmp/small-ref
+	if [ ! -f "$sref/code" ]; then
+		mkdir -p "$sref"
+		set +e
+		"$kmc" check "${small[@]}" --workers 2 --out "$sref/out" >"$sref/stdout" 2>"$sref/stderr"
+		echo $? >"$sref/code"
+		set -e
+	fi
 	while :; do
-		cluster "$label-rejoin$c" "$cut_node" "${args[@]}"
+		cluster "$label-rejoin$c" "$k" "${small[@]}"
 		finish
-		if grep -q -e 'found [0-9] nodes of this kmc build' -e 'busy with run' "$run/stderr" &&
-			[ "$(awk -v a="$up" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 90) }')" = 1 ]; then
-			sleep 2
+		if grep -q 'found [0-9] nodes of this kmc build' "$run/stderr" &&
+			[ "$(awk -v a="$up" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 60) }')" = 1 ]; then
+			sleep 1
 			continue
 		fi
 		break
 	done
-	local attempt freed
-	attempt=$(tail -n +"$cut_from" "$log" | grep -m1 -o 'run [0-9a-f]*\.e[0-9]*: part' | sed 's/^run //; s/: part$//' || true)
-	freed=$(grep -m1 -o -e "run $attempt ended" -e "run $attempt: no word from its coordinator in [0-9a-z.]*" "$log" || true)
-	say "$label rejoin $c: node n$cut_node's link up; $(printf '%.1f' "$(since "$up")") s later a search across three nodes: exit $(cat "$run/code") ($(secs "$run") s); n$cut_node on its attempt $attempt: ${freed:-nothing}"
-	same "$label-rejoin$c" "$run"
-	if [ -z "$attempt" ] || [ -z "$freed" ]; then
-		fail "$label rejoin $c: node n$cut_node did not let the attempt it was cut off from ($attempt) go"
-	fi
-	if ! grep -q "run [0-9a-f]*\.e1: part" <(tail -n +"$cut_from" "$log" | grep -v "$attempt"); then
-		fail "$label rejoin $c: node n$cut_node took no part in the search after it rejoined"
+	say "$label cut $c: link up; n$k: $freed ($took); a small search across the three nodes $(printf '%.1f' "$(since "$up")") s after it: exit $(cat "$run/code")"
+	ref=$sref same "$label-rejoin$c" "$run"
+	if ! tail -n +"$from" "$log" | grep -q ': part [0-9] of 3'; then
+		fail "$label cut $c: node n$k took no part in the small search after its link's return"
 	fi
 }
 
