@@ -85,6 +85,7 @@ cleanup() {
 	exit "$rc"
 }
 trap cleanup EXIT
+trap 'say "stopped: line $LINENO exited $?"' ERR
 trap 'exit 130' INT TERM
 
 kmc=${1:-}
@@ -241,7 +242,7 @@ check() {
 	# The levels of the search: the coordinator's progress lines, Level(d): ... (the last
 	# level's always printed).
 	local levels
-	levels=$(grep -o '^Level([0-9]*)' "$run/stderr" | tail -1 | tr -dc 0-9)
+	levels=$(grep -o '^Level([0-9]*)' "$run/stderr" | tail -1 | tr -dc 0-9 || true)
 	say "$label: three nodes, no cut: exit $(cat "$run/code") ($(secs "$run") s, ${levels:-no} levels)"
 	if [ -z "$levels" ]; then
 		fail "$label: the search across the nodes printed no Level lines"
@@ -258,7 +259,7 @@ check() {
 		cluster "$label-cut$c" "$via" "$@"
 		local begun=$(date +%s.%N)
 		while kill -0 "$runner" 2>/dev/null; do
-			d=$(grep -o '^Level([0-9]*)' "$run/stderr" 2>/dev/null | tail -1 | tr -dc 0-9)
+			d=$(grep -o '^Level([0-9]*)' "$run/stderr" 2>/dev/null | tail -1 | tr -dc 0-9 || true)
 			[ -n "$d" ] && [ "$d" -ge "$after" ] && break
 			sleep 0.05
 		done
