@@ -14,7 +14,8 @@
 #        scripts/cluster-netns.sh --probe        only the probe: exit 0 when this machine can
 #                                                run it, else 2 with the reason (.ci/run)
 #   KMC_FAULT_SEED   repeats a run's cuts (the victim, the coordinator's namespace, the level
-#                    after whose end it comes, 20% to 70% into the search, and the pause in it)
+#                    after whose end it comes: the first to reach 20% to 70% of the distinct
+#                    states, and the pause in the next)
 #   KMC_NETNS_CUTS   cuts per check (default 3)
 #   KMC_NETNS_CHECKS which checks: twophase, kafka or both (default both)
 #
@@ -239,28 +240,32 @@ check() {
 	cluster "$label-clean" 1 "$@"
 	finish
 	same "$label-clean" "$run"
-	# The levels of the search: the coordinator's progress lines, Level(d): ... (the last
-	# level's always printed).
-	local levels
-	levels=$(grep -o '^Level([0-9]*)' "$run/stderr" | tail -1 | tr -dc 0-9 || true)
-	say "$label: three nodes, no cut: exit $(cat "$run/code") ($(secs "$run") s, ${levels:-no} levels)"
-	if [ -z "$levels" ]; then
+	# The search's distinct states, from the coordinator's progress lines (Level(d): D
+	# distinct states ...; the last level's is always printed).
+	local total
+	total=$(grep -o '^Level([0-9]*): [0-9]* distinct' "$run/stderr" | tail -1 | sed 's/.*: //; s/ .*//' || true)
+	say "$label: three nodes, no cut: exit $(cat "$run/code") ($(secs "$run") s, ${total:-no} distinct states in its Level lines)"
+	if [ -z "$total" ]; then
 		fail "$label: the search across the nodes printed no Level lines"
 		return
 	fi
 
-	local c k via after pause cut what into
+	local c k via after pause cut what into d level
 	for c in $(seq "$cuts"); do
 		k=$((RANDOM % 3 + 1))                            # the node cut off
 		via=$(((k + RANDOM % 2) % 3 + 1))                 # the coordinator's namespace: another node's
-		after=$((levels * (20 + RANDOM % 50) / 100))      # the cut comes in the level after this one
+		after=$((total * (20 + RANDOM % 50) / 100))       # the cut comes in the level after the one that reaches this
 		pause=$(awk -v r=$((RANDOM % 100)) 'BEGIN { printf "%.2f", r / 100 }') # and this long into it
 		cut_from=$(($(wc -l <"$tmp/n$k.log") + 1))        # its log from this search on
 		cluster "$label-cut$c" "$via" "$@"
 		local begun=$(date +%s.%N)
+		level=""
 		while kill -0 "$runner" 2>/dev/null; do
-			d=$(grep -o '^Level([0-9]*)' "$run/stderr" 2>/dev/null | tail -1 | tr -dc 0-9 || true)
-			[ -n "$d" ] && [ "$d" -ge "$after" ] && break
+			d=$(grep -o '^Level([0-9]*): [0-9]* distinct' "$run/stderr" 2>/dev/null | tail -1 || true)
+			if [ -n "$d" ] && [ "$(echo "$d" | sed 's/.*: //; s/ .*//')" -ge "$after" ]; then
+				level=$(echo "$d" | sed 's/^Level(//; s/).*//')
+				break
+			fi
 			sleep 0.05
 		done
 		sleep "$pause"
@@ -273,7 +278,7 @@ check() {
 		if [ -n "$noticed" ]; then
 			what="named lost $(printf '%.1f' "$noticed") s after the cut, $what"
 		fi
-		say "$label cut $c: node n$k cut off $pause s after the end of level $after of $levels was reported, $into s into the search (coordinator in $(ns "$via")): $what; exit $(cat "$run/code") ($(secs "$run") s)"
+		say "$label cut $c: node n$k cut off $pause s after the end of level $level ($(echo "$d" | sed 's/.*: //; s/ .*//') of $total distinct states) was reported, $into s into the search (coordinator in $(ns "$via")): $what; exit $(cat "$run/code") ($(secs "$run") s)"
 		same "$label-cut$c" "$run"
 		if ! grep -q "node n$k (part [0-9]*) is lost" "$run/stderr"; then
 			fail "$label cut $c: node n$k was cut off during the search but the coordinator did not name it lost"
