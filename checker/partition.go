@@ -19,7 +19,10 @@ import (
 //     successor as a 16-byte claim (fingerprint, key) to the owner of the fingerprint's shard
 //     (shard mod W). The key is (global parent index + 1) << 16 | successor position (an
 //     initial state's key is its position in Init), so keys are ordered as the single
-//     machine's candidates.
+//     machine's candidates. A part numbers its range's states from 0 in its own frontier, as
+//     the single-process engine does (32-bit indices, at most maxState per part); every index
+//     that crosses parts is global and 64-bit (claims' keys, ranges, parent links, the prefix
+//     sums, violations, checkpoints' gathering), up to maxGlobal.
 //  2. Resolve. Each owner keeps, per fingerprint it does not know, the minimum key it was sent
 //     (idempotent and order-free: duplicates and order change nothing), inserts the winners
 //     into its shards of the seen set and tells each claimant which of its keys won.
@@ -132,7 +135,19 @@ const (
 	claimBatch = 32 << 10  // claims per message: 512 KiB
 	xferBytes  = 512 << 10 // encodings per transfer message
 	noParent   = ^uint64(0)
+	// maxGlobal is the most states a partitioned search numbers. A claim is 16 bytes: the
+	// fingerprint (8) and the key (8), whose 48 high bits are the parent's global index + 1
+	// and 16 low bits the successor's position (the engine's positions are 16-bit). Keys
+	// compare as the single machine's candidates in one 64-bit comparison, and 2^48 states
+	// (at some 6 GB of seen set per 2^30 states per node) is beyond any cluster's memory; a
+	// 20-byte claim (a 64-bit index) would cost 25% more on the wire for nothing.
+	maxGlobal = 1<<48 - 2
 )
+
+// partIndexBase is the global index of a partitioned search's first state: 0, but the tests
+// set it above 2^32, so that every index crossing parts is beyond 32 bits without searching
+// 2^32 states. The coordinator counts states from 0 and adds it to every index it sends.
+var partIndexBase uint64
 
 // prange is a part's range of a level's global indices.
 type prange struct{ a, b uint64 }
@@ -337,10 +352,14 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	}
 	at := p.base
 	for i, rg := range p.ranges {
-		if rg.a != at || rg.b < rg.a || (i == p.w-1 && rg.b != p.base+p.size) || p.size > maxState || p.base+p.size > maxState {
+		if rg.a != at || rg.b < rg.a || (i == p.w-1 && rg.b != p.base+p.size) || p.size > maxGlobal || p.base+p.size > maxGlobal {
 			return nil, errors.New("partitioned search: the ranges of level " + strconv.Itoa(p.level) + " do not cover it in order")
 		}
 		at = rg.b
+	}
+	if my := p.ranges[p.me]; my.b-my.a > maxState {
+		return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " was given " + strconv.FormatUint(my.b-my.a, 10) +
+			" states of level " + strconv.Itoa(p.level) + ", more than a part's frontier numbers (" + strconv.Itoa(maxState) + "): use more parts")
 	}
 	if len(p.arena) > 0 {
 		// the previous level's candidates, whose encodings went to the next level's owners
@@ -351,7 +370,7 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	p.stopped = false
 	p.claims = 0
 	var w wr
-	p.record(&w, ^uint32(0), violation{})
+	p.record(&w, ^uint32(0), gviolation{})
 	e := p.e
 	if p.level == 0 {
 		if p.me == 0 {
@@ -381,13 +400,13 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 			best.offer(o.viol)
 			for ci := range o.cands {
 				cd := &o.cands[ci]
-				key := (uint64(cd.parent)+1)<<16 | uint64(cd.pos)
+				key := (my.a+uint64(cd.parent)+1)<<16 | uint64(cd.pos)
 				if err := p.addCand(cd.fp, key, o.arena[cd.off:cd.off+cd.n], cd.orbit); err != nil {
 					return nil, err
 				}
 			}
 		}
-		p.record(&w, uint32(seg), best)
+		p.record(&w, uint32(seg), global(best, my.a))
 		lo = hi
 		if best.found && !best.step {
 			p.stopped = true
@@ -422,7 +441,7 @@ func (p *part[S]) takeInbox() error {
 		}
 		return 0
 	})
-	p.cur.reset(uint32(my.a))
+	p.cur.reset(0) // local indices: the range's k-th state is my.a + k
 	at := my.a
 	for _, x := range in {
 		if x.start != at {
@@ -446,7 +465,7 @@ func (p *part[S]) takeInbox() error {
 }
 
 // record appends the part's counters after a piece of segment seg (^0: the level's start).
-func (p *part[S]) record(w *wr, seg uint32, v violation) {
+func (p *part[S]) record(w *wr, seg uint32, v gviolation) {
 	w.u32(seg)
 	w.u64(uint64(p.genCum))
 	w.viol(v)
@@ -590,7 +609,7 @@ func (p *part[S]) next(r *rd) error {
 		return r.err
 	}
 	keep = min(keep, uint64(len(p.won)))
-	if off > maxState || off+keep > maxState {
+	if off > maxGlobal || off+keep > maxGlobal {
 		return errors.New("partitioned search: state indices beyond the engine's most")
 	}
 	if keep == 0 {
@@ -656,7 +675,7 @@ func (p *part[S]) finish() []byte {
 type pieceRec struct {
 	seg    uint32
 	genCum int64
-	viol   violation
+	viol   gviolation
 	cov    []int64
 	taken  [4]uint64
 }
@@ -690,7 +709,8 @@ type coordinator[S any] struct {
 	e    *engine[S]
 	w    int
 	t    Transport
-	who  [][]prange // per level and part: the states it committed
+	g0   uint64     // the global index of state 0 (partIndexBase)
+	who  [][]prange // per level and part: the states it committed (counted from 0)
 	rs   *resumedState
 	took []time.Duration // per part: how long its call of the last all took
 	// ckptLevel is the level at whose start the last checkpoint was taken.
@@ -732,7 +752,7 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 	if opts.Time > 0 {
 		e.deadline = e.start.Add(opts.Time)
 	}
-	c := &coordinator[S]{e: e, w: parts, t: t}
+	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
 	res = c.run()
 	if opts.Coverage {
 		kinds := m.ActionKinds()
@@ -766,7 +786,10 @@ func fail(err error, st Stats) Result {
 func (c *coordinator[S]) run() Result {
 	e := c.e
 	e.phase(PhaseSearch, Stats{Workers: c.w})
-	limit := uint64(e.stateLimit())
+	limit := uint64(maxGlobal)
+	if e.opts.MaxStates > 0 && uint64(e.opts.MaxStates) < limit {
+		limit = uint64(e.opts.MaxStates)
+	}
 	ranges := make([]prange, c.w)
 	// The level expands states [base, base+size); the states of the next level found before
 	// it (carry: a resumed snapshot's) are [base+size, distinct); its new states follow.
@@ -775,7 +798,7 @@ func (c *coordinator[S]) run() Result {
 	var qx int64 // states truncated at the depth bound before (a resumed snapshot's)
 	var cov []int64
 	var taken [4]uint64
-	var best violation
+	var best gviolation
 	reason := ""
 	depth := 0
 	first := 0
@@ -789,7 +812,7 @@ func (c *coordinator[S]) run() Result {
 			return Result{Verdict: Incomplete, Reason: "resume: " + why, Stats: Stats{Workers: c.w}}
 		}
 		first, base, carry, distinct = rs.depth, uint64(rs.cur.base), uint64(rs.next.n()), rs.distinct
-		generated, qx, best = rs.gen, rs.qx, rs.best
+		generated, qx, best = rs.gen, rs.qx, global(rs.best, 0)
 		c.rs = rs
 	}
 	gen0 := generated
@@ -831,11 +854,11 @@ func (c *coordinator[S]) run() Result {
 		reps, err := c.all(func(int) []byte {
 			w := wr{b: []byte{opExpand}}
 			w.u32(uint32(level))
-			w.u64(base)
+			w.u64(c.g0 + base)
 			w.u64(size)
 			for _, r := range ranges {
-				w.u64(r.a)
-				w.u64(r.b)
+				w.u64(c.g0 + r.a)
+				w.u64(c.g0 + r.b)
 			}
 			return w.b
 		})
@@ -848,6 +871,11 @@ func (c *coordinator[S]) run() Result {
 		for i, b := range reps {
 			if pieces[i], err = readPieces(b); err != nil {
 				return fail(err, stats(0))
+			}
+			for k := range pieces[i] {
+				if v := &pieces[i][k].viol; v.found {
+					v.idx -= c.g0
+				}
 			}
 			for _, pr := range pieces[i] {
 				if pr.seg != ^uint32(0) && pr.viol.found && !pr.viol.step && (sv < 0 || int64(pr.seg) < sv) {
@@ -904,7 +932,7 @@ func (c *coordinator[S]) run() Result {
 		}
 		// The counters of the level through the stop (or all of it).
 		gen := int64(0)
-		lvBest := violation{}
+		lvBest := gviolation{}
 		for i := range pieces {
 			var last *pieceRec
 			for k := range pieces[i] {
@@ -958,7 +986,7 @@ func (c *coordinator[S]) run() Result {
 		c.cov, c.taken = cov, taken
 		if best.found || reason != "" || keepTotal+carry == 0 {
 			if best.found {
-				res := Result{Verdict: Violated, Property: e.violName(best), Interrupted: reason, Stats: stats(queue)}
+				res := Result{Verdict: Violated, Property: e.violName(best.violation), Interrupted: reason, Stats: stats(queue)}
 				res.Trace, err = c.trace(best)
 				if err != nil {
 					return fail(err, stats(queue))
@@ -991,11 +1019,11 @@ func (c *coordinator[S]) run() Result {
 		}
 		if _, err := c.all(func(i int) []byte {
 			w := wr{b: []byte{opNext}}
-			w.u64(offs[i])
+			w.u64(c.g0 + offs[i])
 			w.u64(keeps[i])
 			for _, r := range next {
-				w.u64(r.a)
-				w.u64(r.b)
+				w.u64(c.g0 + r.a)
+				w.u64(c.g0 + r.b)
 			}
 			return w.b
 		}); err != nil {
@@ -1093,13 +1121,19 @@ func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
 		for i, r := range lv {
 			if idx >= r.a && idx < r.b {
 				w := wr{b: []byte{opLink}}
-				w.u64(idx)
+				w.u64(c.g0 + idx)
 				b, err := c.t.Call(i, w.b)
 				if err != nil {
 					return 0, 0, err
 				}
 				rr := &rd{b: b}
 				parent, pos := rr.u64(), int(rr.u32())
+				if parent != noParent {
+					if parent < c.g0 {
+						return 0, 0, errors.New("part " + strconv.Itoa(i) + " links state " + strconv.FormatUint(c.g0+idx, 10) + " to " + strconv.FormatUint(parent, 10) + ", before the search's first state")
+					}
+					parent -= c.g0
+				}
 				return parent, pos, rr.err
 			}
 		}
@@ -1110,10 +1144,11 @@ func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
 // trace rebuilds the counterexample of violation v from the parts' parent links: the path of
 // successor positions from an initial state, replayed here, its last state checked against
 // the violating state's fingerprint.
-func (c *coordinator[S]) trace(v violation) (*Trace, error) {
+func (c *coordinator[S]) trace(gv gviolation) (*Trace, error) {
 	e := c.e
+	v := gv.violation
 	var rev []int
-	idx := uint64(v.idx)
+	idx := gv.idx
 	for {
 		parent, pos, err := c.link(idx)
 		if err != nil {
@@ -1167,12 +1202,44 @@ func (c *coordinator[S]) trace(v violation) (*Trace, error) {
 	return e.violationTrace(v, states, acts2), nil
 }
 
+// gviolation is a violation as it crosses parts: idx is the state's global (64-bit) index,
+// and the embedded violation's own 32-bit idx is not used.
+type gviolation struct {
+	violation
+	idx uint64
+}
+
+// global is violation v of the state (or step from the state) at local index v.idx of a
+// range that starts at global index a.
+func global(v violation, a uint64) gviolation {
+	if !v.found {
+		return gviolation{violation: v}
+	}
+	return gviolation{violation: v, idx: a + uint64(v.idx)}
+}
+
+// less orders violations as violation.less does, by their global indices.
+func (v gviolation) less(o gviolation) bool {
+	if v.found && o.found && v.step == o.step && v.idx != o.idx {
+		return v.idx < o.idx
+	}
+	a, b := v.violation, o.violation
+	a.idx, b.idx = 0, 0
+	return a.less(b)
+}
+
+func (v *gviolation) offer(o gviolation) {
+	if o.less(*v) {
+		*v = o
+	}
+}
+
 // wr and rd write and read the messages' little-endian fields.
 type wr struct{ b []byte }
 
 func (w *wr) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
 func (w *wr) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
-func (w *wr) viol(v violation) {
+func (w *wr) viol(v gviolation) {
 	var f byte
 	if v.found {
 		f |= 1
@@ -1181,7 +1248,7 @@ func (w *wr) viol(v violation) {
 		f |= 2
 	}
 	w.b = append(w.b, f)
-	w.u64(uint64(v.idx))
+	w.u64(v.idx)
 	w.u32(uint32(v.pos))
 	w.u32(uint32(int32(v.prop)))
 	w.u64(v.fp)
@@ -1226,10 +1293,10 @@ func (r *rd) u64() uint64 {
 	return v
 }
 
-func (r *rd) viol() violation {
+func (r *rd) viol() gviolation {
 	f := r.u8()
-	v := violation{found: f&1 != 0, step: f&2 != 0}
-	v.idx = uint32(r.u64())
+	v := gviolation{violation: violation{found: f&1 != 0, step: f&2 != 0}}
+	v.idx = r.u64()
 	v.pos = uint16(r.u32())
 	v.prop = int(int32(r.u32()))
 	v.fp = r.u64()

@@ -236,7 +236,7 @@ func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
 			}
 			to = o
 			w = wr{b: []byte{opXfer}}
-			w.u64(idx)
+			w.u64(c.g0 + idx)
 		}
 		w.b = appendUvarint(w.b, uint64(len(enc)))
 		w.b = append(w.b, enc...)
@@ -254,6 +254,12 @@ func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
 // depth, whose states are [base, distinct) and sit in the parts' inboxes.
 func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, generated int64, rs *resumedState) error {
 	e := c.e
+	if distinct > maxState {
+		// The parts' links and transfers are 64-bit, but the snapshot is the single-process
+		// engine's, whose indices are 32-bit.
+		return errors.New("a checkpoint at level " + strconv.Itoa(depth) + " of " + strconv.FormatUint(distinct, 10) +
+			" states: a snapshot holds at most " + strconv.Itoa(maxState) + " (the single-process engine's state indices)")
+	}
 	s := &Snapshot{Depth: depth, Generated: generated, Distinct: int64(distinct), Expanded: int64(base),
 		Queue: int64(distinct - base), Elapsed: time.Since(e.start), shape: e.shape(), view: true,
 		set: &fpSet{}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{}}
@@ -302,8 +308,8 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 			for a := rg.a; a < rg.b; {
 				b := min(rg.b, a+gatherPage)
 				w := wr{b: []byte{opGather, gatherLinks}}
-				w.u64(a)
-				w.u64(b)
+				w.u64(c.g0 + a)
+				w.u64(c.g0 + b)
 				rep, err := c.t.Call(i, w.b)
 				if err != nil {
 					return err
@@ -314,10 +320,13 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 				r := &rd{b: rep}
 				for range b - a {
 					pa, pos := r.u64(), r.u32()
-					if pa == noParent {
+					switch {
+					case pa == noParent:
 						l.add(noIndex, uint16(pos))
-					} else {
-						l.add(uint32(pa), uint16(pos))
+					case pa < c.g0 || pa-c.g0 >= distinct:
+						return errors.New("part " + strconv.Itoa(i) + " sent a link to state " + strconv.FormatUint(pa, 10) + ", not one of the search's")
+					default:
+						l.add(uint32(pa-c.g0), uint16(pos))
 					}
 				}
 				a = b
@@ -342,7 +351,7 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 				break
 			}
 			r := &rd{b: rep}
-			start := r.u64()
+			start := r.u64() - c.g0
 			if start != at {
 				return errors.New("part " + strconv.Itoa(i) + " holds states from " + strconv.FormatUint(start, 10) + ", want " + strconv.FormatUint(at, 10))
 			}

@@ -2,6 +2,8 @@ package checker
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -243,4 +245,52 @@ func FuzzPartHandle(f *testing.F) {
 		_, _ = p.Handle(msg)
 		_, _ = p.Handle([]byte{opExpand, 1, 0, 0, 0})
 	})
+}
+
+// TestPartitionedIndexBase: with the global index of the first state moved above 2^32
+// (partIndexBase), and across 2^32 within the search, every partitioned search above (and
+// its checkpoints and resumes) still gives the single machine's result: the claims' keys,
+// ranges, parent links, prefix sums, violations and the checkpoints' gathering carry 64-bit
+// indices. With any of them 32-bit, the keys' parents, the violating state or the links of a
+// trace would be cut to the wrong state.
+func TestPartitionedIndexBase(t *testing.T) {
+	for _, base := range []uint64{1<<32 - 37, 1<<40 + 5, maxGlobal - 1<<20} {
+		t.Run(strconv.FormatUint(base, 10), func(t *testing.T) {
+			defer func(b uint64) { partIndexBase = b }(partIndexBase)
+			partIndexBase = base
+			TestPartitionedParity(t)
+			TestPartitionedResume(t)
+			TestPartitionedLastCheckpoint(t)
+		})
+	}
+}
+
+// TestPartBounds: a part refuses a level whose global indices pass maxGlobal, or a range
+// larger than its frontier numbers.
+func TestPartBounds(t *testing.T) {
+	expand := func(base, size uint64) []byte {
+		w := wr{b: []byte{opExpand}}
+		w.u32(1)
+		w.u64(base)
+		w.u64(size)
+		w.u64(base)
+		w.u64(base + size)
+		return w.b
+	}
+	for _, tc := range []struct {
+		name       string
+		base, size uint64
+		want       string
+	}{
+		{"beyond maxGlobal", maxGlobal - 2, 5, "do not cover it"},
+		{"a range beyond a part's frontier", 1 << 40, maxState + 1, "more than a part's frontier numbers"},
+	} {
+		p, err := Bind(counters{N: 2}, nil).(Partitioner).NewPart(Options{Workers: 1}, 1, 0, &memTransport{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Handle(expand(tc.base, tc.size)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
 }
