@@ -176,18 +176,23 @@ func TestPORWhyNot(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %d states, %d with a stubborn set smaller than their enabled groups", name, states, withSet)
-	keys := make([]string, 0, len(why))
-	for k := range why {
+	logTop(t, why, 30)
+}
+
+// logTop logs the n most frequent keys of counts, most frequent first (ties by key).
+func logTop(t *testing.T, counts map[string]int, n int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		return why[keys[i]] > why[keys[j]] || why[keys[i]] == why[keys[j]] && keys[i] < keys[j]
+		return counts[keys[i]] > counts[keys[j]] || counts[keys[i]] == counts[keys[j]] && keys[i] < keys[j]
 	})
 	for i, k := range keys {
-		if i == 30 {
+		if i == n {
 			break
 		}
-		t.Logf("%8d  %s", why[k], k)
+		t.Logf("%8d  %s", counts[k], k)
 	}
 }
 
@@ -353,17 +358,5 @@ func TestPOREdges(t *testing.T) {
 		}
 	}
 	t.Logf("%d states, %d with a smaller set; %d steps, %d in the smallest sets", states, withSet, sum, sumBest)
-	keys := make([]string, 0, len(edges))
-	for k := range edges {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return edges[keys[i]] > edges[keys[j]] || edges[keys[i]] == edges[keys[j]] && keys[i] < keys[j]
-	})
-	for i, k := range keys {
-		if i == 40 {
-			break
-		}
-		t.Logf("%8d  %s", edges[k], k)
-	}
+	logTop(t, edges, 40)
 }
