@@ -31,11 +31,11 @@ package kafka
 // request handling are groups of their own. Elsewhere every step is in one group, which
 // conflicts with itself: the reduction then leaves the search as it is.
 
-import (
-	"strconv"
+import "strconv"
 
-	"kmc/checker"
-)
+// GroupSet is a set of groups of steps, bit g for group g (checker.Groups: an alias of the
+// same array, so that the model need not import the engine).
+type GroupSet = [8]uint64
 
 // Objects is a set of the model's objects (checker.Objects).
 type Objects = [4]uint64
@@ -623,7 +623,7 @@ func (m *Model) groupName(g int) string {
 //     AlterPartition response (a retry); its response only by the controller's handling;
 //   - a follower's OffsetsForLeaderEpoch request waits for a truncating fetch state, which
 //     only its LeaderAndIsr or its handling of a response sets.
-func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
+func (m *Model) GuardEnablers(s *State, g, j int, e *GroupSet) bool {
 	if !m.fine() {
 		return false
 	}
@@ -767,7 +767,7 @@ func (m *Model) GuardEnablers(s *State, g, j int, e *checker.Groups) bool {
 // backoff), a network read that finds the server's file truncated (the connection closes),
 // a lost message, b's LeaderAndIsr, a broker's stop or controlled shutdown (the
 // connections it closes, the requests it no longer serves).
-func (m *Model) emptiers(s *State, b int, e *checker.Groups) {
+func (m *Model) emptiers(s *State, b int, e *GroupSet) {
 	addGroup(e, KindFollowerHandleFetchResponse, b, -1)
 	addGroup(e, KindFollowerHandleEpochResponse, b, -1)
 	addGroup(e, KindNetworkLoseMessage, b, -1)
@@ -793,7 +793,7 @@ func (m *Model) emptiers(s *State, b int, e *checker.Groups) {
 }
 
 // addGroup adds to e the group of kind k and broker b (and c, for a kind of two brokers).
-func addGroup(e *checker.Groups, k, b, c int) {
+func addGroup(e *GroupSet, k, b, c int) {
 	h := groupBase[k] + b
 	if c >= 0 {
 		h = groupBase[k] + b*MaxBrokers + c

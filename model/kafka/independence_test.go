@@ -189,3 +189,8 @@ func TestGuardEnablersNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations, %d sets declared", allocs, calls)
 	}
 }
+
+// The model declares necessary enabling sets through its own alias of checker.Groups; were
+// the engine's array to change size, the model would stop implementing Enabling without a
+// compile error elsewhere.
+var _ checker.Enabling[kafka.State] = (*kafka.Model)(nil)
