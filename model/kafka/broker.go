@@ -105,15 +105,13 @@ func (m *Model) applyPartitionState(t *State, b int, msg *Msg, g Guard) {
 	if msg.Last == uint8(b)+1 {
 		isNew := r.Role != RoleLeader || r.Epoch != msg.Epoch
 		isNewLeader := r.Role != RoleLeader || msg.Err&LapsedLeadership != 0
-		if !isNew && r.Pending && msg.Off == r.PEpoch && m.keepPending() {
-			// The proposal KAFKA-13790-keep-pending: state at the leader's own leader and
-			// partition epochs is what it committed; its pending AlterPartition stays.
-			r.ISR = msg.HW
-			m.maybeIncrementHW(t, b)
-			return
+		// The proposal KAFKA-13790-keep-pending: state at the leader's own leader and
+		// partition epochs is what it committed; its pending AlterPartition stays.
+		keep := !isNew && r.Pending && msg.Off == r.PEpoch && m.keepPending()
+		r.Role, r.Leader, r.PEpoch, r.ISR = RoleLeader, msg.Last, msg.Off, msg.HW
+		if !keep {
+			r.MaxISR, r.Pending = msg.HW, false
 		}
-		r.Role, r.Leader, r.PEpoch = RoleLeader, msg.Last, msg.Off
-		r.ISR, r.MaxISR, r.Pending = msg.HW, msg.HW, false
 		r.Fetch, r.LastEp = FetchIdle, NoEpoch
 		if isNew {
 			r.Epoch = msg.Epoch
