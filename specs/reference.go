@@ -118,7 +118,8 @@ func buildReference(cfg Config) (checker.Runnable, error) {
 		default:
 			return nil, fmt.Errorf("reference: property %q is not defined by %v", name, v)
 		}
-		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
+		props = append(props, checker.Property[reference.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x,
+			Reads: m.PropertyReads(name)}) // what it reads, for the partial-order reduction (model/reference/independence.go)
 	}
 	return bind[reference.State](m, props, cfg)
 }
@@ -146,7 +147,8 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 		default:
 			return nil, fmt.Errorf("reference: property %q is not defined by AsyncIsr", name)
 		}
-		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
+		props = append(props, checker.Property[reference.AsyncState]{Name: name, Kind: checker.Invariant, State: f, Explain: x,
+			Reads: m.PropertyReads(name)})
 	}
 	return bind[reference.AsyncState](m, props, cfg)
 }
@@ -156,6 +158,13 @@ func buildAsyncIsr(cfg Config) (checker.Runnable, error) {
 var (
 	_ checker.Bounded[reference.State]      = (*reference.Model)(nil)
 	_ checker.Bounded[reference.AsyncState] = (*reference.AsyncModel)(nil)
+)
+
+// Both modules declare the independence of their steps, so safety checks run under the
+// partial-order reduction by default (model/reference/independence.go).
+var (
+	_ checker.Independent[reference.State]      = (*reference.Model)(nil)
+	_ checker.Independent[reference.AsyncState] = (*reference.AsyncModel)(nil)
 )
 
 // referenceGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
