@@ -137,13 +137,19 @@ func buildVanlightly(cfg Config) (checker.Runnable, error) {
 		default:
 			return nil, fmt.Errorf("vanlightly: property %q is not defined by the module", name)
 		}
-		props = append(props, checker.Property[vanlightly.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x})
+		props = append(props, checker.Property[vanlightly.State]{Name: name, Kind: checker.Invariant, State: f, Explain: x,
+			Reads: m.PropertyReads(name)}) // what it reads, for the partial-order reduction (model/vanlightly/independence.go)
 	}
 	return bind[vanlightly.State](m, props, cfg)
 }
 
-// The port identifies a state by the module's VIEW.
-var _ checker.Projected = (*vanlightly.Model)(nil)
+// The port identifies a state by the module's VIEW, and declares the independence of its
+// steps, so safety checks run under the partial-order reduction by default
+// (model/vanlightly/independence.go).
+var (
+	_ checker.Projected                     = (*vanlightly.Model)(nil)
+	_ checker.Independent[vanlightly.State] = (*vanlightly.Model)(nil)
+)
 
 // vanlightlyGuardBits maps the guards cfg turns off to the model's Mutate bits (guardBits).
 func vanlightlyGuardBits(cfg Config) (uint32, error) {
