@@ -204,7 +204,7 @@ func TestPORReduces(t *testing.T) {
 // plain search agree on the verdict, the property and the trace length.
 // TestPORDifferentialLong runs KMC_POR_DIFF of them (make por-diff).
 func TestPORDifferential(t *testing.T) {
-	runDifferential(t, 40)
+	runDifferential(t, 20)
 }
 
 func TestPORDifferentialLong(t *testing.T) {
@@ -227,6 +227,11 @@ func runDifferential(t *testing.T, n int) {
 			c.FenceBrokerLimit *= r.IntN(2)
 		}
 		c.MinISR = 1 + r.IntN(c.ReplicationFactor)
+		if c.ReplicationFactor == 2 && r.IntN(8) != 0 {
+			// MinISR = 1 with two brokers nearly always reaches a state where the module
+			// has no value (SubSeq outside the log: TLC stops), which would be skipped.
+			c.MinISR = 2
+		}
 		c.InitIsrSize = 1 + r.IntN(c.ReplicationFactor)
 		if r.IntN(2) == 0 {
 			c.Mutate = GuardBit(Guard(r.IntN(int(NumGuards))))
