@@ -33,9 +33,9 @@ package vanlightly
 // inv_true_hwm). Measured (kmc check SPEC --check NAME --por --format json, 5 December 2026):
 // specs/vanlightly/v3-5-simple.toml rf3-no-shutdown-no-alter-partition 157,986 -> 157,970
 // states, rf2 314,423 -> 314,423. Visibility is most of it: with NoMetadataLogDivergence alone
-// (it reads nothing a step writes, so every step is invisible) the same configurations give
-// 157,986 -> 95,530 (1.65x; go test ./model/vanlightly -run PORReduces -v) and 314,423 ->
-// 291,085 (5 December 2026); what the six invariants read (every log, broker status and partition
+// (it reads nothing a step writes, so every step is invisible) rf3 gives 157,986 -> 95,530
+// (1.65x; go test ./model/vanlightly -run PORReduces -v, 5 December 2026); what the six
+// invariants read (every log, broker status and partition
 // metadata) leaves the fetch request the only invisible step.
 
 // GroupSet is a set of groups of steps, bit g for group g (checker.Groups: an alias of the
