@@ -243,7 +243,13 @@ func (co *coordinator) superseded(ctx context.Context, epoch int, res checker.Re
 	c, cancel := context.WithTimeout(ctx, jsAttempt)
 	defer cancel()
 	e, err := co.plan.kv.Get(c, "plan")
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		// A bucket deleted answers no request: is it gone?
+		if _, kerr := co.js.KeyValue(c, planBucket(co.run)); errors.Is(kerr, jetstream.ErrBucketNotFound) {
+			err = jetstream.ErrKeyNotFound
+		}
+	}
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return &SupersededError{Run: co.run, Epoch: epoch}
 	}
 	if err != nil {
