@@ -127,6 +127,11 @@ const (
 // tests can lower it.
 var OneProcessStates int64 = maxState
 
+// CountsCoverage reports whether the snapshot's search counted the steps of each kind of
+// action (Options.Coverage), so that a search resumed from it with Coverage reports the
+// counts of a search never stopped.
+func (s *Snapshot) CountsCoverage() bool { return s.counted&countCoverage != 0 }
+
 // ErrOneProcess is wrapped by Snapshot.OneProcess's error.
 var ErrOneProcess = errors.New("more than one process numbers")
 

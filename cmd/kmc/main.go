@@ -258,6 +258,8 @@ func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
 		hint(stderr, "run 'kmc list "+model.Model+"' for the model's parameters")
 	case errors.As(err, &sym):
 		return usageError(stderr, cmd, "--symmetry: %v", err)
+	case errors.Is(err, app.ErrCoverageResumed):
+		return usageError(stderr, cmd, "--coverage --resume: %v", err)
 	case errors.As(err, &resume):
 		fmt.Fprintf(stderr, "kmc: %s: --resume: %v\n", cmd, err)
 		switch {
