@@ -53,6 +53,8 @@ var (
 func startCoordinator(t *testing.T, bin string, args []string) (*exec.Cmd, *syncBuffer, *syncBuffer, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
+	// A coordinator killed leaves its rollback file in its temporary folder: the test's.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	out, errs := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, errs
 	if err := cmd.Start(); err != nil {
