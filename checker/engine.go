@@ -85,7 +85,7 @@ const Handful = 5
 func (e *engine[S]) taken() []bool {
 	out := make([]bool, len(e.m.ActionKinds()))
 	for k := range out {
-		if k < 256 && e.taken0[k>>6]&(1<<(k&63)) != 0 {
+		if k < 256 && e.taken0[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(e.cov0) && e.cov0[2*k+1] > 0 {
 			out[k] = true
 		}
 		for _, w := range e.ws {

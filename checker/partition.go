@@ -769,7 +769,7 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 	if opts.Vacuity && counted&countTaken != 0 {
 		res.Taken = make([]bool, len(m.ActionKinds()))
 		for k := range res.Taken {
-			res.Taken[k] = k < 256 && taken[k>>6]&(1<<(k&63)) != 0
+			res.Taken[k] = k < 256 && taken[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(cov) && cov[2*k+1] > 0
 		}
 		if res.Verdict == OK {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
