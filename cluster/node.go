@@ -460,8 +460,10 @@ type ClusterRun struct {
 	// Observe, when set, hears of each level.
 	Observe Observer
 	// ResumeRun, when set, is the id of a run whose coordinator stopped: this one takes it
-	// over from its plan and its last level checkpoint in JetStream (resume.go).
+	// over from its plan and its last level checkpoint in JetStream (resume.go). NameRun
+	// says the run's id on Log when it begins, for that.
 	ResumeRun string
+	NameRun   bool
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -516,7 +518,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 			planMade <- err
 		}()
 		co.planMade = planMade
-		if cr.Log != nil {
+		if cr.Log != nil && cr.NameRun {
 			fmt.Fprintf(cr.Log, "kmc: run %s across %d nodes (were this process to stop, another goes on with it: --resume-run %s)\n", co.run, len(ids), co.run)
 		}
 	}

@@ -149,7 +149,7 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
 				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every, Observe: observe,
-				ResumeRun: d.resumeRun})
+				ResumeRun: d.resumeRun, NameRun: true})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {
