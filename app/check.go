@@ -16,7 +16,8 @@ type CheckOptions struct {
 	Search
 	lock *os.File // the checkpoint folder's lock, while Check runs
 	// Coverage counts, per kind of action, the states where it was enabled and the steps it
-	// took (Result.Coverage). It counts a whole search: not with Resume.
+	// took (Result.Coverage). It counts a whole search: with Resume only of a checkpoint
+	// whose search counted it too.
 	Coverage bool
 	// Checkpoint is the folder the search writes checkpoints into (package checkpoint), to
 	// go on with it later with Resume: about every CheckpointEvery (0: never), and once more
@@ -118,9 +119,6 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	if o.Symmetry == SymmetryOn && !spec.Family.Symmetry {
 		return nil, &NoSymmetryError{Model: spec.Model, Note: spec.Family.SymmetryNote}
 	}
-	if o.Coverage && o.Resume != "" {
-		return nil, ErrCoverageResumed
-	}
 	var resumed *checkpoint.Checkpoint
 	if o.Resume != "" {
 		var err error
@@ -135,7 +133,7 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	}
 	opts = o.Search.options(opts)
 	opts.Coverage = o.Coverage
-	opts.Vacuity = true // Vacuity ignores it with Resume: a resumed search saw part of the steps
+	opts.Vacuity = true // a resumed search reports it when its checkpoint counted the kinds taken (format 4)
 	opts.Stop = ctx.Done()
 	opts.Progress = func(st checker.Stats) { emit(Progress{st}) }
 	opts.Phase = func(name string, st checker.Stats) { emit(Phase{name, st}) }

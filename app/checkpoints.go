@@ -134,6 +134,13 @@ func (o *CheckOptions) checkpoints(spec *specs.Spec, c *specs.Check, opts *check
 		if err != nil {
 			return "", &ResumeError{Err: err}
 		}
+		if o.Coverage && !snap.CountsCoverage() {
+			return "", ErrCoverageResumed
+		}
+		if err := snap.OneProcess(); err != nil && o.Run == nil {
+			// A partitioned search's checkpoint beyond the single-process engine's indices.
+			return "", &ResumeError{Path: resumed.Path, Err: fmt.Errorf("%s: %w", resumed.Path, err)}
+		}
 		opts.Resume = snap
 	}
 	w := checkpoint.NewWriter(dir, base, seq)

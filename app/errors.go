@@ -54,8 +54,9 @@ func (e *NoSymmetryError) Error() string {
 	return "model " + e.Model + " has no symmetry reduction" + specs.Because(e.Note)
 }
 
-// ErrCoverageResumed refuses Coverage with Resume: coverage counts a whole search.
-var ErrCoverageResumed = errors.New("coverage counts a whole search: it cannot go with a resumed one")
+// ErrCoverageResumed refuses Coverage with Resume of a checkpoint whose search did not count
+// the steps taken: coverage counts a whole search.
+var ErrCoverageResumed = errors.New("coverage counts a whole search, and the checkpoint's search did not count it (it ran without --coverage): resume it without --coverage, or start over with it")
 
 // UnknownNameError is a guard or fix switch that the model does not have.
 type UnknownNameError struct {

@@ -16,10 +16,10 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	res = e.run()
 	e.es.close()
 	e.set.closeSpill()
-	if opts.Coverage {
+	if opts.Coverage && e.counting()&countCoverage != 0 {
 		res.Coverage = e.coverage()
 	}
-	if opts.Vacuity && opts.Resume == nil {
+	if opts.Vacuity && e.counting()&countTaken != 0 {
 		res.Taken = e.taken()
 		if res.Verdict == OK {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
@@ -85,6 +85,9 @@ const Handful = 5
 func (e *engine[S]) taken() []bool {
 	out := make([]bool, len(e.m.ActionKinds()))
 	for k := range out {
+		if k < 256 && e.taken0[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(e.cov0) && e.cov0[2*k+1] > 0 {
+			out[k] = true
+		}
 		for _, w := range e.ws {
 			if k < 256 && w.taken[k>>6]&(1<<(k&63)) != 0 || k < len(w.covTaken) && w.covTaken[k] > 0 {
 				out[k] = true
@@ -131,6 +134,9 @@ func (e *engine[S]) coverage() []KindCoverage {
 	out := make([]KindCoverage, len(kinds))
 	for k, name := range kinds {
 		out[k].Kind = name
+		if 2*k+1 < len(e.cov0) {
+			out[k].Enabled, out[k].Taken = e.cov0[2*k], e.cov0[2*k+1]
+		}
 		for _, w := range e.ws {
 			if k < len(w.covTaken) {
 				out[k].Enabled += w.covEnabled[k]
@@ -209,11 +215,18 @@ type engine[S any] struct {
 	distinct  int64
 	// The reduction's counts before a resumed search (Stats.Reduced, Stats.Proviso).
 	reduced0, proviso0 int64
-	orbits             int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
-	spilled            int64 // bytes written by the frontiers' spill files
-	start              time.Time
-	lastProg           time.Time
-	lastCkpt           time.Time
+	// What a resumed snapshot counted of the steps taken (Snapshot.counted, taken, cov), and
+	// whether a snapshot with 64-bit parent links is taken over as it is (the coordinator of
+	// a partitioned search keeps them; the single-process engine narrows them).
+	counted  byte
+	taken0   [4]uint64
+	cov0     []int64
+	wideOK   bool
+	orbits   int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
+	spilled  int64 // bytes written by the frontiers' spill files
+	start    time.Time
+	lastProg time.Time
+	lastCkpt time.Time
 }
 
 // Limits that can stop a search.

@@ -754,20 +754,22 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 	}
 	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
 	res = c.run()
-	if opts.Coverage {
+	// The counts of the steps taken, a resumed snapshot's included (partition_ckpt.go).
+	counted, taken, cov := c.counts(c.rs)
+	if opts.Coverage && counted&countCoverage != 0 {
 		kinds := m.ActionKinds()
 		res.Coverage = make([]KindCoverage, len(kinds))
 		for k, name := range kinds {
 			res.Coverage[k].Kind = name
-			if 2*k+1 < len(c.cov) {
-				res.Coverage[k].Enabled, res.Coverage[k].Taken = c.cov[2*k], c.cov[2*k+1]
+			if 2*k+1 < len(cov) {
+				res.Coverage[k].Enabled, res.Coverage[k].Taken = cov[2*k], cov[2*k+1]
 			}
 		}
 	}
-	if opts.Vacuity && opts.Resume == nil {
+	if opts.Vacuity && counted&countTaken != 0 {
 		res.Taken = make([]bool, len(m.ActionKinds()))
 		for k := range res.Taken {
-			res.Taken[k] = k < 256 && c.taken[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(c.cov) && c.cov[2*k+1] > 0
+			res.Taken[k] = k < 256 && taken[k>>6]&(1<<(k&63)) != 0 || 2*k+1 < len(cov) && cov[2*k+1] > 0
 		}
 		if res.Verdict == OK {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
@@ -811,7 +813,7 @@ func (c *coordinator[S]) run() Result {
 		} else if why != "" {
 			return Result{Verdict: Incomplete, Reason: "resume: " + why, Stats: Stats{Workers: c.w}}
 		}
-		first, base, carry, distinct = rs.depth, uint64(rs.cur.base), uint64(rs.next.n()), rs.distinct
+		first, base, carry, distinct = rs.depth, rs.curAt, uint64(rs.next.n()), rs.distinct
 		generated, qx, best = rs.gen, rs.qx, global(rs.best, 0)
 		c.rs = rs
 	}
@@ -845,7 +847,7 @@ func (c *coordinator[S]) run() Result {
 			ranges[i] = prange{base + size*uint64(i)/uint64(c.w), base + size*uint64(i+1)/uint64(c.w)}
 		}
 		if rs != nil && level == first {
-			if err := c.sendStates(&rs.cur, ranges); err != nil {
+			if err := c.sendStates(&rs.cur, rs.curAt, ranges); err != nil {
 				return fail(err, stats(0))
 			}
 			rs.cur.reset(0)
@@ -1030,7 +1032,7 @@ func (c *coordinator[S]) run() Result {
 			return fail(err, stats(0))
 		}
 		if carry > 0 {
-			if err := c.sendStates(&rs.next, next); err != nil {
+			if err := c.sendStates(&rs.next, rs.nextAt, next); err != nil {
 				return fail(err, stats(0))
 			}
 			rs.next.reset(0)
@@ -1109,13 +1111,9 @@ func (c *coordinator[S]) limitHit() int32 { return c.e.stopOrTime() }
 
 // link asks the part that committed state idx for its parent link.
 func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {
-	if c.rs != nil && idx < uint64(c.rs.links.len()) {
-		l := &c.rs.links
-		parent := uint64(l.parent(uint32(idx)))
-		if parent == uint64(noIndex) {
-			parent = noParent
-		}
-		return parent, int(l.position(uint32(idx))), nil
+	if c.rs != nil && idx < c.rs.nlinks() {
+		parent, pos := c.rs.link(idx)
+		return parent, int(pos), nil
 	}
 	for _, lv := range c.who {
 		for i, r := range lv {

@@ -9,7 +9,8 @@ import (
 )
 
 // Level checkpoints of a partitioned search. A partitioned search writes the single-process
-// engine's snapshot (Snapshot, format snapVersion) at a level boundary: the coordinator
+// engine's snapshot (Snapshot, format snapVersion; with 64-bit parent links when an index
+// passes maxState) at a level boundary: the coordinator
 // gathers the parts' shards of the seen set, their parent links and the next level's
 // encodings, page by page, into a snapshot at the start of that level (Depth: the level to
 // expand, Expanded: its first state, the whole level on the queue, no next level yet) and
@@ -139,29 +140,75 @@ func cmpU64(x, y uint64) int {
 // resumedState is what the coordinator keeps of a snapshot it resumed: the parent links of
 // its states (the parts link only the states they commit), and the counts the parts add to.
 type resumedState struct {
+	// The snapshot's parent links: 32-bit in links, or 64-bit in par and pos (a wide
+	// snapshot), parents counted from the search's state 0 (noParent: none).
 	links   parentLinks
+	par     []uint64
+	pos     []uint16
 	orbits  int64
 	someHit []bool
-	// cur: the rest of the level to expand first; next: the states of the next level
-	// found before the snapshot, which come before the level's own new states.
-	cur, next frontier
-	qx        int64 // states truncated at the depth bound
-	best      violation
-	depth     int
-	gen       int64
-	distinct  uint64
+	// cur: the rest of the level to expand first, from state curAt; next: the states of the
+	// next level found before the snapshot, from state nextAt, which come before the
+	// level's own new states.
+	cur, next     frontier
+	curAt, nextAt uint64
+	qx            int64 // states truncated at the depth bound
+	best          violation
+	depth         int
+	gen           int64
+	distinct      uint64
+	// What the snapshot counted of the steps taken (Snapshot.counted, taken, cov).
+	counted byte
+	taken   [4]uint64
+	cov     []int64
+}
+
+// nlinks is the number of the snapshot's states, whose links the coordinator keeps.
+func (rs *resumedState) nlinks() uint64 {
+	if rs.par != nil {
+		return uint64(len(rs.par))
+	}
+	return uint64(rs.links.len())
+}
+
+// link is the parent link of the snapshot's state idx (< nlinks).
+func (rs *resumedState) link(idx uint64) (uint64, uint16) {
+	if rs.par != nil {
+		return rs.par[idx], rs.pos[idx]
+	}
+	parent := uint64(rs.links.parent(uint32(idx)))
+	if parent == uint64(noIndex) {
+		parent = noParent
+	}
+	return parent, rs.links.position(uint32(idx))
 }
 
 // resume takes snapshot s over (checked as the engine checks it), sends the parts their
-// fingerprints, and returns what the coordinator keeps.
+// fingerprints, and returns what the coordinator keeps. A wide snapshot keeps its 64-bit
+// links, whatever its number of states.
 func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	e := c.e
 	rs := &resumedState{}
 	var p searchPos
+	e.wideOK = true
+	first, wide, par, pos := s.first, s.wide, s.par64, s.ppos
+	curAt, nextAt := uint64(s.curBase), uint64(s.nextBase)
 	if why := e.restore(s, &rs.cur, &rs.next, &p); why != "" {
 		return nil, why, nil
 	}
-	rs.links, e.links = e.links, parentLinks{}
+	if wide {
+		for i, pa := range par {
+			if pa != noParent {
+				par[i] = pa - first
+			}
+		}
+		rs.par, rs.pos = par, pos
+	} else {
+		rs.links = e.links
+	}
+	e.links = parentLinks{}
+	rs.curAt, rs.nextAt = curAt-first, nextAt-first
+	rs.counted, rs.taken, rs.cov = e.counting(), e.taken0, e.cov0
 	rs.orbits, rs.qx, rs.best, rs.depth = e.orbits, p.queueExtra, p.best, p.depth
 	rs.gen, rs.distinct = e.generated, uint64(e.distinct)
 	for i := range e.someHit {
@@ -206,9 +253,9 @@ func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	return rs, "", nil
 }
 
-// sendStates sends the states of f, indices [f.base, f.base+f.n()), to the parts whose
-// ranges hold them.
-func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
+// sendStates sends the states of f, indices [at, at+f.n()), to the parts whose ranges hold
+// them.
+func (c *coordinator[S]) sendStates(f *frontier, at uint64, ranges []prange) error {
 	var w wr
 	flush := func(to int) error {
 		if len(w.b) <= 9 {
@@ -220,7 +267,7 @@ func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
 	to := -1
 	var err error
 	ferr := f.each(0, func(k int, enc []byte) {
-		idx := uint64(f.base) + uint64(k)
+		idx := at + uint64(k)
 		if err != nil {
 			return
 		}
@@ -254,15 +301,13 @@ func (c *coordinator[S]) sendStates(f *frontier, ranges []prange) error {
 // depth, whose states are [base, distinct) and sit in the parts' inboxes.
 func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, generated int64, rs *resumedState) error {
 	e := c.e
-	if distinct > maxState {
-		// The parts' links and transfers are 64-bit, but the snapshot is the single-process
-		// engine's, whose indices are 32-bit.
-		return errors.New("a checkpoint at level " + strconv.Itoa(depth) + " of " + strconv.FormatUint(distinct, 10) +
-			" states: a snapshot holds at most " + strconv.Itoa(maxState) + " (the single-process engine's state indices)")
-	}
+	// The snapshot's parent links are 64-bit when an index passes maxState (and always in
+	// the tests that move the first state's global index, c.g0, beyond 32 bits).
+	wide := c.g0+distinct > maxState
 	s := &Snapshot{Depth: depth, Generated: generated, Distinct: int64(distinct), Expanded: int64(base),
 		Queue: int64(distinct - base), Elapsed: time.Since(e.start), shape: e.shape(), view: true,
-		set: &fpSet{}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{}}
+		set: &fpSet{}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{},
+		first: c.g0, wide: wide, curBase: c.g0 + base, nextBase: c.g0 + distinct}
 	// The seen set, shard by shard from its owner.
 	for i := range s.set.shards {
 		var fps []uint64
@@ -289,18 +334,29 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 		}
 		s.set.shards[i].load(fps, nil)
 	}
-	// The parent links: the resumed snapshot's, then each level's, part by part.
+	// The parent links: the resumed snapshot's, then each level's, part by part; parent
+	// counted from state 0, noParent for none.
 	l := s.links
-	l.reserve(int(distinct))
+	add := func(parent uint64, pos uint16) {
+		switch {
+		case wide && parent == noParent:
+			s.par64, s.ppos = append(s.par64, noParent), append(s.ppos, pos)
+		case wide:
+			s.par64, s.ppos = append(s.par64, c.g0+parent), append(s.ppos, pos)
+		case parent == noParent:
+			l.add(noIndex, pos)
+		default:
+			l.add(uint32(parent), pos)
+		}
+	}
+	if wide {
+		s.par64, s.ppos = make([]uint64, 0, distinct), make([]uint16, 0, distinct)
+	} else {
+		l.reserve(int(distinct))
+	}
 	if rs != nil {
-		n := rs.links.len()
-		var ps []uint32
-		for lo := 0; lo < n; lo += 4096 {
-			hi := min(lo+4096, n)
-			ps = rs.links.parents(lo, hi, ps[:0])
-			for k, pa := range ps {
-				l.add(pa, rs.links.position(uint32(lo+k)))
-			}
+		for i := range rs.nlinks() {
+			add(rs.link(i))
 		}
 	}
 	for _, lv := range c.who {
@@ -322,22 +378,25 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 					pa, pos := r.u64(), r.u32()
 					switch {
 					case pa == noParent:
-						l.add(noIndex, uint16(pos))
+						add(noParent, uint16(pos))
 					case pa < c.g0 || pa-c.g0 >= distinct:
 						return errors.New("part " + strconv.Itoa(i) + " sent a link to state " + strconv.FormatUint(pa, 10) + ", not one of the search's")
 					default:
-						l.add(uint32(pa-c.g0), uint16(pos))
+						add(pa-c.g0, uint16(pos))
 					}
 				}
 				a = b
 			}
 		}
 	}
-	if uint64(l.len()) != distinct {
-		return errors.New("gathered " + strconv.Itoa(l.len()) + " parent links for " + strconv.FormatUint(distinct, 10) + " states")
+	if got := uint64(l.len()) + uint64(len(s.par64)); got != distinct {
+		return errors.New("gathered " + strconv.FormatUint(got, 10) + " parent links for " + strconv.FormatUint(distinct, 10) + " states")
 	}
 	// The level's states, from the parts' inboxes in order.
-	s.cur.reset(uint32(base))
+	s.cur.reset(0)
+	if !wide {
+		s.cur.base = uint32(base)
+	}
 	at := base
 	for i := range c.w {
 		for k := 0; ; k++ {
@@ -365,7 +424,10 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 	if at != distinct {
 		return errors.New("gathered the level's states up to " + strconv.FormatUint(at, 10) + ", not " + strconv.FormatUint(distinct, 10))
 	}
-	s.next.reset(uint32(distinct))
+	s.next.reset(0)
+	if !wide {
+		s.next.base = uint32(distinct)
+	}
 	// The class sizes so far and the Sometimes properties witnessed.
 	reps, err := c.all(func(int) []byte { return []byte{opFinish} })
 	if err != nil {
@@ -385,11 +447,47 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 	if e.sym == nil {
 		s.orbits = 0
 	}
+	s.counted, s.taken, s.cov = c.counts(rs)
 	e.opts.Checkpoint(s)
 	s.done = true
 	c.ckptLevel = depth
 	e.lastCkpt = time.Now()
 	return nil
+}
+
+// counts is what the search has counted of the steps taken so far, the resumed snapshot's
+// included (see Snapshot.counted): the parts' counts through the levels expanded.
+func (c *coordinator[S]) counts(rs *resumedState) (byte, [4]uint64, []int64) {
+	e := c.e
+	counted := e.counting()
+	if rs != nil {
+		counted &= rs.counted
+	}
+	var taken [4]uint64
+	var cov []int64
+	if counted&countCoverage != 0 {
+		cov = make([]int64, 2*len(e.m.ActionKinds()))
+		copy(cov, c.cov)
+		if rs != nil {
+			for k := range min(len(cov), len(rs.cov)) {
+				cov[k] += rs.cov[k]
+			}
+		}
+	}
+	if counted&countTaken != 0 {
+		taken = c.taken
+		if rs != nil {
+			for j := range taken {
+				taken[j] |= rs.taken[j]
+			}
+		}
+		for k := 0; 2*k+1 < len(cov) && k < 256; k++ {
+			if cov[2*k+1] > 0 {
+				taken[k>>6] |= 1 << (k & 63)
+			}
+		}
+	}
+	return counted, taken, cov
 }
 
 // finishes adds up the parts' replies to opFinish: the Sometimes properties witnessed and the

@@ -56,6 +56,23 @@ type Snapshot struct {
 	orbits           int64 // engine.orbits: the class sizes counted so far, for Stats.Unreduced
 	best             violation
 	someHit          []bool
+	// counted says what of the steps taken the search counted so far (countTaken: the kinds
+	// of action taken, Result.Taken; countCoverage: the per-kind counts, Result.Coverage):
+	// taken has bit k set once a step of kind k (< 256) was taken, cov holds the enabled and
+	// taken counts of kind k at 2k and 2k+1. Version 3 snapshots hold none of them.
+	counted byte
+	taken   [4]uint64
+	cov     []int64
+	// first is the global index of state 0: 0, except in tests of a partitioned search
+	// (partIndexBase), which move every index beyond 32 bits. wide says the snapshot holds
+	// its parent links in par64 and ppos, 64-bit global indices, instead of links: a
+	// partitioned search's checkpoint whose indices pass maxState. curBase and nextBase are
+	// the global indices of the rest of the level's and of the next level's first states.
+	first             uint64
+	wide              bool
+	par64             []uint64 // noParent for an initial state
+	ppos              []uint16
+	curBase, nextBase uint64
 
 	set         *fpSet
 	links       *parentLinks
@@ -90,11 +107,42 @@ type snapShape struct {
 
 const (
 	snapMagic = "KMCSNAP\x00"
-	// snapVersion 3 adds the class sizes counted so far and the partial-order reduction's
-	// counts and shape (HEAD): version 2 snapshots are
-	// refused, as a resumed search under symmetry could not report its unreduced count.
-	snapVersion = 3
+	// snapVersion 4 adds, at the end of HEAD, the kinds of action taken and the coverage
+	// counts so far (so that a resumed search reports vacuity and coverage), the global index
+	// of state 0 and whether the parent links are 64-bit (PRNT then holds 8-byte parents: a
+	// partitioned search's checkpoint beyond maxState states). Version 3 snapshots are read
+	// too (a search resumed from one reports no vacuity, as before); version 3 added the
+	// class sizes counted so far and the partial-order reduction's counts and shape, and
+	// version 2 snapshots are refused, as a resumed search under symmetry could not report
+	// its unreduced count.
+	snapVersion = 4
+	snapOldest  = 3
+	// countTaken and countCoverage are the bits of Snapshot.counted.
+	countTaken    = 1
+	countCoverage = 2
 )
+
+// OneProcessStates is the most states the single-process engine numbers (its state indices
+// are 32-bit): a snapshot of more resumes only as a partitioned search. A variable so that
+// tests can lower it.
+var OneProcessStates int64 = maxState
+
+// CountsCoverage reports whether the snapshot's search counted the steps of each kind of
+// action (Options.Coverage), so that a search resumed from it with Coverage reports the
+// counts of a search never stopped.
+func (s *Snapshot) CountsCoverage() bool { return s.counted&countCoverage != 0 }
+
+// ErrOneProcess is wrapped by Snapshot.OneProcess's error.
+var ErrOneProcess = errors.New("more than one process numbers")
+
+// OneProcess says why the single-process engine cannot resume s, or nil: it holds more
+// states than that engine numbers (an error that wraps ErrOneProcess).
+func (s *Snapshot) OneProcess() error {
+	if s.Distinct > OneProcessStates {
+		return fmt.Errorf("the snapshot holds %d states, %w (%d): resume it as a partitioned search (--partitions or --cluster)", s.Distinct, ErrOneProcess, OneProcessStates)
+	}
+	return nil
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -177,8 +225,9 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 		Queue: e.distinct - expanded + p.queueExtra, Elapsed: time.Since(e.start),
 		shape: e.shape(), queueExtra: p.queueExtra, orbits: e.orbits, best: p.best, reduced: e.reduced0, proviso: e.proviso0,
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
-		rec: e.rec, view: true,
+		curBase: uint64(expanded), nextBase: uint64(next.base), rec: e.rec, view: true,
 	}
+	s.counted, s.taken, s.cov = e.counts()
 	for _, w := range e.ws {
 		s.reduced += w.reduced
 		s.proviso += w.proviso
@@ -215,9 +264,9 @@ func (s *Snapshot) sections() []snapSection {
 	secs := []snapSection{
 		{"HEAD", int64(len(head)), func(o *snapOut) { o.bytes(head) }},
 		{"SEEN", s.seenSize(), s.writeSeen},
-		{"PRNT", 8 + 6*int64(s.links.len()), s.writeParents},
-		{"CURR", frontierSize(s.cur, s.curLo), func(o *snapOut) { writeFrontier(o, s.cur, s.curLo) }},
-		{"NEXT", frontierSize(s.next, 0), func(o *snapOut) { writeFrontier(o, s.next, 0) }},
+		{"PRNT", s.parentsSize(), s.writeParents},
+		{"CURR", frontierSize(s.cur, s.curLo), func(o *snapOut) { writeFrontier(o, s.cur, s.curLo, s.curBase) }},
+		{"NEXT", frontierSize(s.next, 0), func(o *snapOut) { writeFrontier(o, s.next, 0, s.nextBase) }},
 	}
 	if s.rec {
 		secs = append(secs, snapSection{"LIVE", s.liveSize(), s.writeLive})
@@ -276,6 +325,17 @@ func (s *Snapshot) head() []byte {
 		boolean(h)
 	}
 	u64(uint64(s.orbits))
+	// Version 4.
+	b = append(b, s.counted)
+	for _, t := range s.taken {
+		u64(t)
+	}
+	u64(uint64(len(s.cov)))
+	for _, v := range s.cov {
+		u64(uint64(v))
+	}
+	u64(s.first)
+	boolean(s.wide)
 	return b
 }
 
@@ -325,8 +385,22 @@ func (s *Snapshot) writeSeen(o *snapOut) {
 	}
 }
 
-// writeParents writes the parent links, parents then positions.
+func (s *Snapshot) parentsSize() int64 {
+	if s.wide {
+		return 8 + 10*int64(len(s.par64))
+	}
+	return 8 + 6*int64(s.links.len())
+}
+
+// writeParents writes the parent links, parents then positions: 32-bit parents (noIndex for
+// none), or in a wide snapshot 64-bit global ones (noParent for none).
 func (s *Snapshot) writeParents(o *snapOut) {
+	if s.wide {
+		o.u64(uint64(len(s.par64)))
+		o.u64s(s.par64)
+		o.u16s(s.ppos)
+		return
+	}
 	l := s.links
 	n := l.len()
 	o.u64(uint64(n))
@@ -350,9 +424,10 @@ func frontierSize(f *frontier, lo int) int64 {
 	return 8 + 8 + 8*(n+1) + f.size(lo)
 }
 
-// writeFrontier writes f's states from lo on, as a frontier of their own.
-func writeFrontier(o *snapOut, f *frontier, lo int) {
-	o.u64(uint64(f.base) + uint64(lo))
+// writeFrontier writes f's states from lo on, as a frontier of their own whose first state
+// has global index base.
+func writeFrontier(o *snapOut, f *frontier, lo int, base uint64) {
+	o.u64(base)
 	o.u64(uint64(f.n() - lo))
 	off := uint64(0)
 	o.u64(0)
@@ -554,6 +629,8 @@ type snapIn struct {
 	crc  uint32
 	buf  []byte
 	sec  string
+	// version is the format version being read.
+	version uint32
 }
 
 var errShort = errors.New("unexpected end of the data")
@@ -712,12 +789,14 @@ func (in *snapIn) snapshot() (*Snapshot, error) {
 	if string(b[:len(snapMagic)]) != snapMagic {
 		return nil, errors.New("not a kmc snapshot (bad magic number)")
 	}
-	if v := binary.LittleEndian.Uint32(b[len(snapMagic):]); v != snapVersion {
+	v := binary.LittleEndian.Uint32(b[len(snapMagic):])
+	if v < snapOldest || v > snapVersion {
 		if v < snapVersion {
-			return nil, fmt.Errorf("format version %d, written by an older kmc; this kmc reads version %d: start the search over", v, snapVersion)
+			return nil, fmt.Errorf("format version %d, written by an older kmc; this kmc reads versions %d to %d: start the search over", v, snapOldest, snapVersion)
 		}
-		return nil, fmt.Errorf("format version %d, this kmc reads version %d", v, snapVersion)
+		return nil, fmt.Errorf("format version %d, this kmc reads versions %d to %d", v, snapOldest, snapVersion)
 	}
+	in.version = v
 	s := &Snapshot{set: &fpSet{}, cur: &frontier{}, next: &frontier{}}
 	steps := []struct {
 		tag  string
@@ -726,8 +805,8 @@ func (in *snapIn) snapshot() (*Snapshot, error) {
 		{"HEAD", in.readHead},
 		{"SEEN", in.readSeen},
 		{"PRNT", in.readParents},
-		{"CURR", func(s *Snapshot) error { return in.readFrontier(s.cur) }},
-		{"NEXT", func(s *Snapshot) error { return in.readFrontier(s.next) }},
+		{"CURR", func(s *Snapshot) error { return in.readFrontier(s, s.cur, &s.curBase) }},
+		{"NEXT", func(s *Snapshot) error { return in.readFrontier(s, s.next, &s.nextBase) }},
 		{"LIVE", in.readLive},
 		{"END_", func(*Snapshot) error { return nil }},
 	}
@@ -807,8 +886,8 @@ func (in *snapIn) readHead(s *Snapshot) error {
 	}
 	s.Depth = int(small(u64(), "depth", maxState))
 	s.Generated = int64(small(u64(), "states generated", 1<<62))
-	s.Distinct = int64(small(u64(), "distinct states", maxState))
-	s.Expanded = int64(small(u64(), "states expanded", maxState))
+	s.Distinct = int64(small(u64(), "distinct states", maxGlobal))
+	s.Expanded = int64(small(u64(), "states expanded", maxGlobal))
 	s.queueExtra = int64(small(u64(), "states truncated at the depth bound", 1<<62))
 	s.Elapsed = time.Duration(small(u64(), "elapsed time", 1<<62))
 	s.best.found = boolean()
@@ -865,6 +944,33 @@ func (in *snapIn) readHead(s *Snapshot) error {
 		}
 	}
 	s.orbits = int64(small(u64(), "class sizes", 1<<62))
+	if in.version >= 4 {
+		if err == nil {
+			var b []byte
+			if b, err = in.take(1); err == nil {
+				s.counted = b[0]
+				if s.counted&^(countTaken|countCoverage) != 0 {
+					err = fmt.Errorf("section HEAD: counts flags %#x", s.counted)
+				}
+			}
+		}
+		for k := range s.taken {
+			s.taken[k] = u64()
+		}
+		if err == nil {
+			var n int
+			if n, err = in.count("coverage counts", 8); err == nil {
+				for range n {
+					s.cov = append(s.cov, int64(small(u64(), "a coverage count", 1<<62)))
+				}
+			}
+		}
+		s.first = small(u64(), "first state's index", maxGlobal)
+		s.wide = boolean()
+	}
+	if err == nil && s.counted&countCoverage == 0 && len(s.cov) > 0 {
+		err = errors.New("section HEAD: coverage counts without the flag that says they were counted")
+	}
 	if err == nil && len(sh.fair) != len(sh.kinds) {
 		err = fmt.Errorf("section HEAD: %d fairness levels for %d action kinds", len(sh.fair), len(sh.kinds))
 	}
@@ -920,12 +1026,30 @@ func (in *snapIn) readSeen(s *Snapshot) error {
 }
 
 func (in *snapIn) readParents(s *Snapshot) error {
-	n, err := in.count("parent links", 6)
+	width := int64(6)
+	if s.wide {
+		width = 10
+	}
+	n, err := in.count("parent links", width)
 	if err != nil {
 		return err
 	}
 	if int64(n) != s.Distinct {
 		return fmt.Errorf("section PRNT: %d parent links for %d distinct states", n, s.Distinct)
+	}
+	if s.wide {
+		if s.par64, err = in.u64s(n); err != nil {
+			return err
+		}
+		if s.ppos, err = in.u16s(n); err != nil {
+			return err
+		}
+		for i, p := range s.par64 {
+			if p != noParent && (p < s.first || p >= s.first+uint64(i)) {
+				return fmt.Errorf("section PRNT: state %d has parent %d, not an earlier state", s.first+uint64(i), p)
+			}
+		}
+		return nil
 	}
 	parent, err := in.u32s(n)
 	if err != nil {
@@ -945,14 +1069,15 @@ func (in *snapIn) readParents(s *Snapshot) error {
 	return nil
 }
 
-func (in *snapIn) readFrontier(f *frontier) error {
+func (in *snapIn) readFrontier(s *Snapshot, f *frontier, at *uint64) error {
 	base, err := in.u64()
 	if err != nil {
 		return err
 	}
-	if base > maxState {
+	if !s.wide && base > maxState || base > s.first+maxGlobal {
 		return fmt.Errorf("section %s: base %d is out of range", in.sec, base)
 	}
+	*at = base
 	n, err := in.count("states", 8)
 	if err != nil {
 		return err
@@ -976,7 +1101,11 @@ func (in *snapIn) readFrontier(f *frontier) error {
 	if err != nil {
 		return err
 	}
-	f.reset(uint32(base))
+	if s.wide {
+		f.reset(0) // the global index is *at
+	} else {
+		f.reset(uint32(base))
+	}
 	for k := range n {
 		f.add(arena[offs[k]:offs[k+1]])
 	}
@@ -1035,12 +1164,20 @@ func (s *Snapshot) valid() error {
 		return bad("depth %d", s.Depth)
 	case s.Expanded > s.Distinct:
 		return bad("%d states expanded of %d", s.Expanded, s.Distinct)
-	case int64(cur.base) != s.Expanded:
-		return bad("the level's rest starts at state %d, %d were expanded", cur.base, s.Expanded)
-	case int64(next.base) != int64(cur.base)+int64(cur.n()):
-		return bad("the next level starts at state %d, the current one ends at %d", next.base, int64(cur.base)+int64(cur.n()))
-	case int64(next.base)+int64(next.n()) != s.Distinct:
-		return bad("the next level ends at state %d, %d are distinct", int64(next.base)+int64(next.n()), s.Distinct)
+	case !s.wide && (s.first != 0 || s.Distinct > maxState):
+		return bad("%d states from state %d with 32-bit parent links", s.Distinct, s.first)
+	case s.wide && (s.rec || s.best.found || s.set.vals):
+		return bad("64-bit parent links in a search that records its graph, carries a violation or keeps indices in its set")
+	case s.first+uint64(s.Distinct) > maxGlobal+1:
+		return bad("%d states from state %d", s.Distinct, s.first)
+	case s.curBase != s.first+uint64(s.Expanded):
+		return bad("the level's rest starts at state %d, %d were expanded", s.curBase, s.Expanded)
+	case s.nextBase != s.curBase+uint64(cur.n()):
+		return bad("the next level starts at state %d, the current one ends at %d", s.nextBase, s.curBase+uint64(cur.n()))
+	case s.nextBase+uint64(next.n()) != s.first+uint64(s.Distinct):
+		return bad("the next level ends at state %d, %d are distinct", s.nextBase+uint64(next.n()), s.Distinct)
+	case s.counted&countCoverage != 0 && len(s.cov) != 2*len(s.shape.kinds):
+		return bad("%d coverage counts for %d action kinds", len(s.cov), len(s.shape.kinds))
 	case s.best.found && int64(s.best.idx) >= s.Distinct:
 		return bad("violation at state %d of %d", s.best.idx, s.Distinct)
 	case s.best.found && !s.best.step:
@@ -1104,10 +1241,67 @@ func (s *Snapshot) valid() error {
 	return nil
 }
 
+// narrow turns a wide snapshot of at most OneProcessStates states into one with 32-bit
+// parent links numbered from 0, as the single-process engine keeps them.
+func (s *Snapshot) narrow() {
+	l := &parentLinks{}
+	l.reserve(len(s.par64))
+	for i, p := range s.par64 {
+		if p == noParent {
+			l.add(noIndex, s.ppos[i])
+		} else {
+			l.add(uint32(p-s.first), s.ppos[i])
+		}
+	}
+	s.links, s.par64, s.ppos = l, nil, nil
+	s.cur.base, s.next.base = uint32(s.curBase-s.first), uint32(s.nextBase-s.first)
+	s.curBase, s.nextBase, s.first, s.wide = s.curBase-s.first, s.nextBase-s.first, 0, false
+}
+
+// counts is what of the steps taken e's search has counted so far, for a snapshot (see
+// Snapshot.counted): the kinds taken and, with Options.Coverage, the per-kind counts, the
+// resumed snapshot's included.
+func (e *engine[S]) counts() (byte, [4]uint64, []int64) {
+	c := e.counting()
+	var taken [4]uint64
+	var cov []int64
+	if c&countTaken != 0 {
+		taken = e.taken0
+		for k, t := range e.taken() {
+			if t && k < 256 {
+				taken[k>>6] |= 1 << (k & 63)
+			}
+		}
+	}
+	if c&countCoverage != 0 {
+		for _, kc := range e.coverage() {
+			cov = append(cov, kc.Enabled, kc.Taken)
+		}
+	}
+	return c, taken, cov
+}
+
+// counting says what of the steps taken e's search counts through its whole run: the kinds
+// taken with Options.Vacuity or Coverage, the per-kind counts with Coverage, and after a
+// resume only what the snapshot counted too.
+func (e *engine[S]) counting() byte {
+	c := byte(0)
+	if e.opts.Vacuity || e.opts.Coverage {
+		c |= countTaken
+	}
+	if e.opts.Coverage {
+		c |= countCoverage
+	}
+	if e.opts.Resume != nil {
+		c &= e.counted
+	}
+	return c
+}
+
 // release drops the snapshot's tables, which an engine has taken over: the snapshot must
 // not keep their first copies alive once the engine grows them.
 func (s *Snapshot) release() {
-	s.set, s.links, s.cur, s.next = nil, nil, nil, nil
+	s.set, s.links, s.cur, s.next, s.par64, s.ppos = nil, nil, nil, nil, nil, nil
 	s.eoff, s.etgt, s.ecode, s.codes, s.flags = nil, nil, nil, nil, nil
 	s.partial, s.cutState, s.cutCode, s.cutBy = nil, nil, nil, nil
 }
@@ -1127,10 +1321,19 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	if len(s.someHit) != len(e.some) || s.rec != e.rec || len(s.flags) != len(e.live) {
 		return "the snapshot is of another search: its properties differ"
 	}
+	if err := s.OneProcess(); err != nil && !e.wideOK {
+		return err.Error()
+	}
+	if s.wide && !e.wideOK {
+		s.narrow()
+	}
 	s.used = true
 	e.set = *s.set
-	e.links = *s.links
+	if !s.wide {
+		e.links = *s.links
+	}
 	*cur, *next = *s.cur, *s.next
+	e.counted, e.taken0, e.cov0 = s.counted, s.taken, s.cov
 	e.generated, e.distinct, e.orbits = s.Generated, s.Distinct, s.orbits
 	e.reduced0, e.proviso0 = s.reduced, s.proviso
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}

@@ -3,6 +3,7 @@ package checker
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"reflect"
 	"strings"
@@ -34,6 +35,13 @@ func sameResult(got, want Result) string {
 	}
 	if !reflect.DeepEqual(got.Trace, want.Trace) {
 		d = append(d, "trace differs")
+	}
+	// Vacuity and coverage: a resumed search counts the steps taken before the snapshot.
+	if !reflect.DeepEqual(got.Taken, want.Taken) || !reflect.DeepEqual(got.Vacuous, want.Vacuous) {
+		d = append(d, fmt.Sprintf("taken %v vacuous %q, want %v %q", got.Taken, got.Vacuous, want.Taken, want.Vacuous))
+	}
+	if !reflect.DeepEqual(got.Coverage, want.Coverage) {
+		d = append(d, fmt.Sprintf("coverage %v, want %v", got.Coverage, want.Coverage))
 	}
 	return strings.Join(d, "; ")
 }
@@ -309,14 +317,14 @@ func TestSnapshotCorrupt(t *testing.T) {
 	// saying why. Reference: issue 26, defect 4.
 	b = append(b[:0], snap...)
 	binary.LittleEndian.PutUint32(b[len(snapMagic):], 2)
-	want := "snapshot: format version 2, written by an older kmc; this kmc reads version 3: start the search over"
+	want := "snapshot: format version 2, written by an older kmc; this kmc reads versions 3 to 4: start the search over"
 	if _, err := ReadSnapshot(bytes.NewReader(b), int64(len(b))); err == nil || err.Error() != want {
 		t.Errorf("version 2: got %v, want %s", err, want)
 	}
 }
 
 // sectionOffset is where section tag starts in snapshot b.
-func sectionOffset(t *testing.T, b []byte, tag string) int {
+func sectionOffset(t testing.TB, b []byte, tag string) int {
 	for off := len(snapMagic) + 4; off+12 <= len(b); {
 		n := int(binary.LittleEndian.Uint64(b[off+4:]))
 		if string(b[off:off+4]) == tag {
@@ -359,6 +367,22 @@ func FuzzReadSnapshot(f *testing.F) {
 		fair: []Fairness{Weak, Weak, Weak}, names: []string{"Spin", "Back", "Recover"}}
 	goal := Property[uint32]{Name: "ReachesGoal", Kind: Eventually, State: func(s *uint32) bool { return *s == 2 }}
 	Check[uint32](cut, []Property[uint32]{goal}, Options{Workers: 1, CheckpointAt: at2, Checkpoint: seed})
+	// Format version 4's counts of the steps taken, and its wide form (a partitioned search
+	// from a global index beyond 2^32); a version 3 snapshot.
+	counts := func(s *Snapshot) {
+		var b bytes.Buffer
+		s.WriteTo(&b)
+		f.Add(b.Bytes())
+		f.Add(toVersion3(f, b.Bytes()))
+	}
+	Check(counters{N: 1}, []Property[cstate]{sumIs(100)}, Options{Workers: 1, Coverage: true, Vacuity: true, CheckpointAt: at2, Checkpoint: counts})
+	defer func(b uint64) { partIndexBase = b }(partIndexBase)
+	partIndexBase = 1<<32 - 37
+	b := Bind(counters{N: 1}, []Property[cstate]{sumIs(100)}).(Partitioner)
+	tr := &memTransport{}
+	p, _ := b.NewPart(Options{}, 1, 0, tr)
+	tr.parts = []Part{p}
+	b.CheckPartitioned(Options{Vacuity: true, CheckpointAt: at2, Checkpoint: seed}, 1, tr)
 	restore()
 	f.Add([]byte(snapMagic + "\x01\x00\x00\x00HEAD"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -372,6 +396,16 @@ func FuzzReadSnapshot(f *testing.F) {
 				continue
 			}
 			var out bytes.Buffer
+			if binary.LittleEndian.Uint32(b[len(snapMagic):]) < snapVersion {
+				// An older version is written as the current one: read that back.
+				if _, err := s.WriteTo(&out); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ReadSnapshot(bytes.NewReader(out.Bytes()), int64(out.Len())); err != nil {
+					t.Fatalf("an older snapshot read, written and read again: %v", err)
+				}
+				continue
+			}
 			if _, err := s.WriteTo(&out); err != nil || !bytes.Equal(out.Bytes(), b) {
 				t.Fatalf("read back and written: %v, equal %v", err, bytes.Equal(out.Bytes(), b))
 			}

@@ -459,6 +459,11 @@ type ClusterRun struct {
 	RollbackEvery time.Duration
 	// Observe, when set, hears of each level.
 	Observe Observer
+	// ResumeRun, when set, is the id of a run whose coordinator stopped: this one takes it
+	// over from its plan and its last level checkpoint in JetStream (resume.go). NameRun
+	// says the run's id on Log when it begins, for that.
+	ResumeRun string
+	NameRun   bool
 }
 
 // CheckCluster runs r's search with opts across the nodes cr names, as their coordinator:
@@ -471,6 +476,9 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		return checker.Result{}, Wire{}, &RefusedError{fmt.Sprintf("--nodes must be 0 to %d (got %d)", maxParts, cr.Nodes)}
 	}
 	co := &coordinator{cr: cr, run: runID(), id: runID()}
+	if cr.ResumeRun != "" {
+		co.run = cr.ResumeRun
+	}
 	copts := []nats.Option{nats.Name("kmc check coordinator"), nats.DisconnectErrHandler(co.disconnected)}
 	if cr.Token != "" {
 		copts = append(copts, nats.Token(cr.Token))
@@ -493,15 +501,26 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	// each is a JetStream asset of its own, a few hundred milliseconds on a loaded machine.
 	// A search on one node has neither: there is no one to go on with if it is lost, and a
 	// node clustered with no other has no JetStream (its meta group never elects a leader).
-	co.single = len(ids) == 1
-	if !co.single {
+	co.single = len(ids) == 1 && cr.ResumeRun == ""
+	first := 1 // the first epoch
+	if cr.ResumeRun != "" {
+		if first, err = co.resumeRun(ctx, &opts, metaOf(cr, opts)); err != nil {
+			return checker.Result{}, Wire{}, err
+		}
+	} else if !co.single {
 		planMade := make(chan error, 1)
 		go func() {
 			var err error
 			co.plan, err = openPlan(ctx, co.js, co.run, min(len(ids), 3))
+			if err == nil {
+				err = co.plan.writeMeta(ctx, metaOf(cr, opts))
+			}
 			planMade <- err
 		}()
 		co.planMade = planMade
+		if cr.Log != nil && cr.NameRun {
+			fmt.Fprintf(cr.Log, "kmc: run %s across %d nodes (were this process to stop, another goes on with it: --resume-run %s)\n", co.run, len(ids), co.run)
+		}
 	}
 	defer co.close()
 	// The run's attempts are its epochs: each has subjects of its own (kmc.<run>.e<epoch>),
@@ -513,13 +532,16 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	}
 	opts = rb.wrap(opts)
 	var total Wire
-	for epoch := 1; ; epoch++ {
+	for epoch := first; ; epoch++ {
 		if err := co.begin(ctx, epoch, ids, opts.Resume, rb); err != nil {
 			return checker.Result{}, total, err
 		}
 		res, wire, lost, err := co.runEpoch(epoch, ids, r, opts)
 		total.Messages += wire.Messages
 		total.Bytes += wire.Bytes
+		if serr := co.superseded(ctx, epoch, res, lost); serr != nil {
+			return checker.Result{}, total, serr // fenced: another coordinator took the run over
+		}
 		if err != nil || lost == nil || len(ids) == 1 {
 			return res, total, err
 		}

@@ -128,7 +128,8 @@ func (rb *rollback) wrap(opts checker.Options) checker.Options {
 
 // store keeps s in place of the checkpoint kept: in a file of this machine's temporary
 // folder, which load reads, and, in the background, in the object store under a name of its
-// own (the one before is deleted then), a copy on the nodes that outlives this process. The
+// own (the one before is deleted then), a copy on the nodes that outlives this process (a
+// coordinator that takes the run over with --resume-run reads it: resume.go). The
 // object store is not in the search's way: right after a node's loss its streams may be
 // between leaders for a while.
 func (rb *rollback) store(s *checker.Snapshot) {

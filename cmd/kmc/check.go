@@ -176,9 +176,6 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "check", "--show: %v", err)
 	}
-	if f.coverage && f.resume != "" {
-		return usageError(stderr, "check", "--coverage counts a whole search: it cannot go with --resume")
-	}
 	if f.resume != "" {
 		if f.check, err = app.ResumedCheck(f.resume, f.check); err != nil {
 			return appError(stderr, "check", err, &f)

@@ -132,7 +132,7 @@ func TestResumeRefused(t *testing.T) {
 		{"every without checkpoint", []string{"check", spec, "--checkpoint-every", "1m"}, nil, "--checkpoint-every needs --checkpoint or --resume"},
 		{"every zero", []string{"check", spec, "--checkpoint", t.TempDir(), "--checkpoint-every", "0s"}, nil, "--checkpoint-every: must be positive"},
 		{"two checks", []string{"check", spec, "--checkpoint", t.TempDir()}, nil, "--checkpoint and --resume need one check"},
-		{"coverage", append(base, "--coverage"), nil, "kmc: check: --coverage counts a whole search: it cannot go with --resume\n"},
+		{"coverage", append(base, "--coverage"), nil, "kmc: check: --coverage --resume: coverage counts a whole search, and the checkpoint's search did not count it (it ran without --coverage)"},
 	}
 	for _, tc := range tests {
 		if err := os.WriteFile(manifest, orig, 0o644); err != nil {

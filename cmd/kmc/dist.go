@@ -22,12 +22,14 @@ type distFlags struct {
 	nodes      int
 	token      string
 	rollback   time.Duration
+	resumeRun  string
 }
 
 func (d *distFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
 	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
 	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level), kept by this process with a copy in the nodes' JetStream object store, to roll back to when a node is lost")
+	fs.StringVar(&d.resumeRun, "resume-run", "", "with --cluster, coordinate run `RUN` (its id, printed by the coordinator that began it) in place of its coordinator that stopped: go on from its plan and last level checkpoint in the nodes' JetStream (the same spec, check, --set values and options)")
 	d.addNodes(fs)
 }
 
@@ -86,6 +88,8 @@ func (d *distFlags) check(stderr io.Writer) (int, bool) {
 		return usageError(stderr, "check", "--rollback-every must not be negative (got %s)", d.rollback), false
 	case d.url == "" && d.rollback != cluster.DefaultRollbackEvery:
 		return usageError(stderr, "check", "--rollback-every needs --cluster"), false
+	case d.url == "" && d.resumeRun != "":
+		return usageError(stderr, "check", "--resume-run needs --cluster"), false
 	}
 	if d.token == "" {
 		d.token = os.Getenv("KMC_NATS_TOKEN")
@@ -144,7 +148,8 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 				every = -1 // every level
 			}
 			res, wire, err = cluster.CheckCluster(r, opts, cluster.ClusterRun{URL: d.url, Token: d.token, Nodes: d.nodes,
-				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every, Observe: observe})
+				SpecPath: path, Spec: src, Sets: sets, Check: c.Name, Log: stderr, RollbackEvery: every, Observe: observe,
+				ResumeRun: d.resumeRun, NameRun: true})
 			what = fmt.Sprintf("%d nodes at %s", res.Stats.Workers, d.url)
 		}
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"kmc/app"
 	"kmc/app/checkpoint"
+	"kmc/checker"
 	"kmc/specs"
 )
 
@@ -257,6 +258,8 @@ func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
 		hint(stderr, "run 'kmc list "+model.Model+"' for the model's parameters")
 	case errors.As(err, &sym):
 		return usageError(stderr, cmd, "--symmetry: %v", err)
+	case errors.Is(err, app.ErrCoverageResumed):
+		return usageError(stderr, cmd, "--coverage --resume: %v", err)
 	case errors.As(err, &resume):
 		fmt.Fprintf(stderr, "kmc: %s: --resume: %v\n", cmd, err)
 		switch {
@@ -265,6 +268,8 @@ func appError(stderr io.Writer, cmd string, err error, f *checkFlags) int {
 			hint(stderr, "resume it with the kmc that wrote it, or start the search over without --resume")
 		case errors.As(err, &search):
 			hint(stderr, "resume it with the spec, --set values and flags it was written with, or start the search over without --resume")
+		case errors.Is(err, checker.ErrOneProcess):
+			hint(stderr, "resume it with --partitions N or --cluster URL")
 		case resume.Path == "" && (errors.Is(err, checkpoint.ErrNone) || errors.Is(err, os.ErrNotExist)):
 			hint(stderr, "--resume takes the folder that --checkpoint wrote")
 		default:
