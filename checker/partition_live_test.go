@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -134,6 +135,8 @@ func TestPartitionedLiveness(t *testing.T) {
 		cs("counters-depth-bound-violated", counters{N: 3, fair: Weak}, []Property[cstate]{empties}, Options{MaxDepth: 5}),
 		cs("counters-4", counters{N: 4, fair: Weak}, []Property[cstate]{leaves}, Options{}),
 		cs("counters-4-workers", counters{N: 4, fair: Weak}, []Property[cstate]{empties}, Options{Workers: 3}),
+		cs("counters-4-spilled", counters{N: 4, fair: Weak}, []Property[cstate]{leaves}, Options{SpillBytes: 200, SpillDir: t.TempDir()}),
+		cs("counters-4-spilled-violated", counters{N: 4, fair: Weak}, []Property[cstate]{empties}, Options{SpillBytes: 300, SpillDir: t.TempDir()}),
 		ms("mutex-weak", mutex{fair: allFair(Weak)}, []Property[mstate]{enters(0)}, Options{}),
 		ms("mutex-strong", mutex{fair: allFair(Strong)}, []Property[mstate]{enters(0), enters(1)}, Options{}),
 		ms("peterson-unfair", mutex{peterson: true, fair: allFair(Unfair)}, []Property[mstate]{enters(1)}, Options{}),
@@ -160,9 +163,58 @@ func liveParity[S any](t *testing.T, name string, m Model[S], props []Property[S
 	want := Check(m, props, opts)
 	_, we := singleEngine(m, props, opts)
 	got, ge, _ := partitionedEngine(t, m, props, opts, parts, dup)
+	got.Stats.Spilled, want.Stats.Spilled = 0, 0 // the frontier's spill: the parts hold the frontier
 	same(t, name, got, want)
 	if got.Verdict == Violated && got.Trace == nil && want.Trace != nil {
 		t.Errorf("%s: no lasso", name)
 	}
 	sameGraph(t, name, ge, we)
+}
+
+// TestPartitionedLivenessFit: a gathered graph beyond the coordinator's --memory budget stops
+// the search, incomplete, saying so and naming what to do instead; a spill folder that
+// cannot be written does too.
+func TestPartitionedLivenessFit(t *testing.T) {
+	defer small()()
+	p := Property[cstate]{Name: "OneOneLeaves", Kind: LeadsTo, P: func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 },
+		Q: func(s *cstate) bool { return s.C[0] != 1 || s.C[1] != 1 }}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"memory", Options{MemoryBytes: 1 << 10, SpillBytes: -1}, []string{"more than --memory 1024", "--spill-dir", "--max-depth"}},
+		{"spill", Options{SpillBytes: 10, SpillDir: "/nonexistent/kmc-spill"}, []string{"spill", "--memory", "--max-depth"}},
+	} {
+		got, _, _ := partitionedEngine(t, counters{N: 4, fair: Weak}, []Property[cstate]{p}, tc.opts, 2, false)
+		if got.Verdict != Incomplete {
+			t.Errorf("%s: %s %q, want incomplete", tc.name, got.Verdict, got.Reason)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got.Reason, w) {
+				t.Errorf("%s: reason %q does not say %q", tc.name, got.Reason, w)
+			}
+		}
+	}
+}
+
+// TestPartitionedLivenessWire reports the bytes the gathering adds per edge of the graph,
+// by kind of message (go test -run LivenessWire -v ./checker): the owners' answers to every
+// claim, the claimants' indices of their winners, and the records with the parent links.
+func TestPartitionedLivenessWire(t *testing.T) {
+	zero := Property[cstate]{Name: "FullZeroDrains", Kind: LeadsTo, P: func(s *cstate) bool { return s.C[0] == 3 }, Q: func(s *cstate) bool { return s.C[0] < 3 }}
+	for _, parts := range []int{2, 3} {
+		got, _, by := partitionedEngine(t, counters{N: 5, fair: Weak}, []Property[cstate]{zero}, Options{}, parts, false)
+		extra := by[opIdx] + by[opAnswer] + by[opAns] + by[opRecord]
+		var all int64
+		for _, b := range by {
+			all += b
+		}
+		t.Logf("%d parts: %d states, %d edges; liveness adds %d bytes (%.2f per edge: answers %d, indices %d, records %d) to the search's %d",
+			parts, got.Stats.Distinct, got.Stats.GraphEdges, extra, float64(extra)/float64(got.Stats.GraphEdges), by[opAns], by[opIdx], by[opRecord], all-extra)
+		if extra == 0 {
+			t.Error("no bytes gathered")
+		}
+	}
 }

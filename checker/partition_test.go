@@ -272,6 +272,7 @@ func TestPartitionedIndexBase(t *testing.T) {
 			TestPartitionedParity(t)
 			TestPartitionedResume(t)
 			TestPartitionedLastCheckpoint(t)
+			TestPartitionedLiveness(t)
 		})
 	}
 }
