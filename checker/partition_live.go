@@ -768,3 +768,7 @@ func (c *coordinator[S]) checkLive(st Stats) (res Result, status int, err error)
 	res, status = c.e.checkLiveness(st)
 	return res, status, nil
 }
+
+// GraphMessage reports whether a message of a partitioned search (its first byte) gathers
+// the liveness graph to the coordinator, for the count of its bytes on the wire.
+func GraphMessage(kind byte) bool { return kind >= opIdx && kind <= opLookup }

@@ -155,6 +155,9 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			if res.Stats.Distinct > 0 {
 				per = fmt.Sprintf(", %.1f bytes per distinct state", float64(wire.Bytes)/float64(res.Stats.Distinct))
 			}
+			if wire.Graph > 0 && res.Stats.GraphEdges > 0 {
+				per += fmt.Sprintf("; gathering the liveness graph (%d edges): %d bytes, %.1f per edge", res.Stats.GraphEdges, wire.Graph, float64(wire.Graph)/float64(res.Stats.GraphEdges))
+			}
 			fmt.Fprintf(stderr, "kmc: check: %s over NATS: %d messages, %d bytes%s\n", what, wire.Messages, wire.Bytes, per)
 		}
 		return res, nil
