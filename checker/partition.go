@@ -801,11 +801,12 @@ func checkPartitionedEngine[S any](m Model[S], props []Property[S], opts Options
 	}
 	*out = e
 	if e.rec {
-		if why := liveRefusal(opts); why != "" {
+		if why := liveRefusal(Options{Resume: opts.Resume, MaxStates: opts.MaxStates}); why != "" {
 			return Result{Verdict: Incomplete, Reason: "partitioned search: " + why, Stats: Stats{Workers: parts}}
 		}
-		// A lost node's rollback (cluster) finds no checkpoint and starts the search over:
-		// the gathered graph is not in a level checkpoint.
+		// Checkpoints are not taken (the user's are refused by PartitionRefusal): a lost
+		// node's rollback (cluster) finds none and starts the search over, since the
+		// gathered graph is not in a level checkpoint.
 		e.opts.Checkpoint, e.opts.CheckpointAt, e.opts.CheckpointEvery = nil, nil, 0
 	}
 	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
