@@ -3,6 +3,7 @@ package checker
 import (
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"slices"
 	"strconv"
 )
@@ -690,7 +691,16 @@ func (c *coordinator[S]) gather(level int, base, size, distinct uint64, ranges [
 	}
 	e.distinct = int64(distinct)
 	if m := e.opts.MemoryBytes; m > 0 {
-		if used := e.usedBytes(); used > m {
+		used := e.usedBytes()
+		if used > m && len(e.es.data) > 0 && e.spillShare() > 0 {
+			// As one process does near its budget (fits): spill the stream, and look again.
+			if err := e.es.spillOut(e.opts.SpillDir); err != nil {
+				return &noFitError{err.Error()}
+			}
+			runtime.GC()
+			used = e.usedBytes()
+		}
+		if used > m {
 			return &noFitError{"the liveness graph gathered to this process (" + strconv.FormatUint(distinct, 10) + " states, " +
 				strconv.FormatInt(e.graphBytes(), 10) + " bytes, " + strconv.FormatInt(e.es.spilledBytes(), 10) + " of them on disk) and its liveness check need " +
 				strconv.FormatInt(used, 10) + " bytes, more than --memory " + strconv.FormatInt(m, 10)}

@@ -137,6 +137,8 @@ func TestPartitionedLiveness(t *testing.T) {
 		cs("counters-4-workers", counters{N: 4, fair: Weak}, []Property[cstate]{empties}, Options{Workers: 3}),
 		cs("counters-4-spilled", counters{N: 4, fair: Weak}, []Property[cstate]{leaves}, Options{SpillBytes: 200, SpillDir: t.TempDir()}),
 		cs("counters-4-spilled-violated", counters{N: 4, fair: Weak}, []Property[cstate]{empties}, Options{SpillBytes: 300, SpillDir: t.TempDir()}),
+		cs("symmetry", symCounters{counters{N: 3, fair: Weak}}, []Property[cstate]{drains, zero}, Options{Symmetry: true, LivenessSymmetrySound: true}),
+		cs("symmetry-orbits", orbCounters{symCounters{counters{N: 3, fair: Weak}}}, []Property[cstate]{drains}, Options{Symmetry: true, LivenessSymmetrySound: true}),
 		ms("mutex-weak", mutex{fair: allFair(Weak)}, []Property[mstate]{enters(0)}, Options{}),
 		ms("mutex-strong", mutex{fair: allFair(Strong)}, []Property[mstate]{enters(0), enters(1)}, Options{}),
 		ms("peterson-unfair", mutex{peterson: true, fair: allFair(Unfair)}, []Property[mstate]{enters(1)}, Options{}),
