@@ -113,7 +113,7 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			if quiet {
 				if emit != nil {
 					emit(map[string]any{"event": "level", "level": ls.Level, "distinct": ls.Distinct, "new": ls.New,
-						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes,
+						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes, "wire_graph_bytes": w.Graph,
 						"slowest_part": ls.Slowest, "slowest_expand_seconds": ls.SlowestExpand.Seconds(),
 						"level_seconds": ls.Elapsed.Seconds(), "seconds": ls.Total.Seconds()})
 				}
