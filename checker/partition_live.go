@@ -492,6 +492,10 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		lc.bytes += int64(len(blob))
 		r := &rd{b: blob}
 		nc := int(r.u32())
+		bad := errors.New("part " + strconv.Itoa(i) + " sent malformed records")
+		if nc > len(r.b)/8 {
+			return bad
+		}
 		for range nc {
 			lc.codes[i] = append(lc.codes[i], r.u64())
 		}
@@ -505,7 +509,6 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		}
 		b := r.b
 		p := 0
-		bad := errors.New("part " + strconv.Itoa(i) + " sent malformed records")
 		code := func(id uint64) (uint64, bool) {
 			if id >= uint64(len(lc.codes[i])) {
 				return 0, false
@@ -523,6 +526,9 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 			p += nlive
 			var m uint64
 			m, p = uvarintAt(b, p)
+			if m > uint64(len(b)-p)/2 {
+				return bad
+			}
 			pt, pc := int64(v), int64(0)
 			for range m {
 				var u, t uint64
@@ -551,6 +557,9 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		if r.err != nil {
 			return r.err
 		}
+		if ncut > len(r.b)/3 {
+			return bad
+		}
 		b, p = r.b, 0
 		for range ncut {
 			var st, cd, by uint64
@@ -568,6 +577,9 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		kept := r.u64()
 		if r.err != nil {
 			return r.err
+		}
+		if kept > uint64(len(r.b))/2 {
+			return bad
 		}
 		b, p = r.b, 0
 		pg := uint64(0)
@@ -609,6 +621,12 @@ func (c *coordinator[S]) appendLevel(base, size uint64) error {
 		lc.ids = make([]uint32, len(lc.raw))
 	}
 	ids := lc.ids[:len(lc.raw)]
+	n := uint32(e.links.len()) // the states known after the level
+	for _, t := range lc.tgt {
+		if t != noIndex && t >= n {
+			return errors.New("a part sent an edge to state " + strconv.FormatUint(uint64(t), 10) + " of " + strconv.FormatUint(uint64(n), 10))
+		}
+	}
 	ci := 0 // next cut
 	var rec []byte
 	var blk, part []uint32

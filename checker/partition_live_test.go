@@ -220,3 +220,44 @@ func TestPartitionedLivenessWire(t *testing.T) {
 		}
 	}
 }
+
+// badRecords is memTransport whose parts answer the coordinator's first request for records
+// with garbage.
+type badRecords struct {
+	memTransport
+	mu   sync.Mutex
+	done bool
+}
+
+func (t *badRecords) Call(to int, req []byte) ([]byte, error) {
+	b, err := t.memTransport.Call(to, req)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err == nil && req[0] == opRecord && !t.done && len(b) > 12 {
+		t.done = true
+		b = append([]byte(nil), b...)
+		for i := 8; i < len(b); i++ {
+			b[i] = 0xff
+		}
+	}
+	return b, err
+}
+
+// TestPartitionedLivenessMalformed: records that do not parse stop the search with an error,
+// not a panic of the coordinator.
+func TestPartitionedLivenessMalformed(t *testing.T) {
+	zero := Property[cstate]{Name: "FullZeroEmpties", Kind: LeadsTo, P: func(s *cstate) bool { return s.C[0] == 3 }, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	m, props := counters{N: 3, fair: Weak}, []Property[cstate]{zero}
+	tr := &badRecords{}
+	for i := range 2 {
+		p, err := newPart[cstate](m, props, Options{}, 2, i, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.parts = append(tr.parts, p)
+	}
+	res := checkPartitioned[cstate](m, props, Options{}, 2, tr)
+	if res.Verdict != Incomplete || !strings.HasPrefix(res.Reason, "partitioned search: ") {
+		t.Errorf("got %s %q, want incomplete with the partitioned search's error", res.Verdict, res.Reason)
+	}
+}
