@@ -162,6 +162,10 @@ func (e *engine[S]) run() Result {
 		if err := e.flagUnexpanded(&cur, &next, p.expandedTo); err != nil {
 			return Result{Verdict: Incomplete, Reason: "frontier spill: " + err.Error(), Interrupted: reason, Stats: st}
 		}
+		// The liveness phase reads no state of the frontiers (memory.go counts them out).
+		cur.free()
+		next.free()
+		e.frontBytes = 0
 	}
 	if reason == "" {
 		for j, pi := range e.some {

@@ -15,6 +15,7 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 	}
 	res = e.run()
 	e.es.close()
+	e.set.closeSpill()
 	if opts.Coverage {
 		res.Coverage = e.coverage()
 	}

@@ -27,7 +27,8 @@ import "math/bits"
 //  4. n <= size*fpLoadNum/fpLoadDen.
 type fpSet struct {
 	shards [fpShards]fpShard
-	vals   bool // keep a value (state index) per fingerprint
+	vals   bool      // keep a value (state index) per fingerprint
+	file   *setSpill // the tables are read from this file's mapping (fpset_spill.go)
 }
 
 const (
@@ -82,8 +83,11 @@ func (s *fpSet) lookup(fp uint64) (uint32, bool) {
 	return s.shards[shardOf(fp)].lookup(fp)
 }
 
-// bytes is the memory held by the tables.
+// bytes is the memory held by the tables (none once they are read from the spill file).
 func (s *fpSet) bytes() int64 {
+	if s.file != nil {
+		return 0
+	}
 	var b int64
 	for i := range s.shards {
 		b += int64(len(s.shards[i].fps))

@@ -240,6 +240,12 @@ func (f *frontier) size(lo int) int64 {
 	return n
 }
 
+// free lets every block in memory and the pool go: f's states are no longer read (the
+// search is over and the liveness phase does not need them).
+func (f *frontier) free() {
+	f.blocks, f.pool, f.mem = nil, nil, 0
+}
+
 // close removes f's spill file.
 func (f *frontier) close() {
 	if f.sp != nil {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"errors"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,15 @@ type stopper struct {
 	ch  <-chan struct{}
 	n   uint32
 	hit bool
+	err error // a failure that ends the phase as a stop request would (fail)
+}
+
+// fail ends the phase: poll reports true from now on, and err says why.
+func (s *stopper) fail(err error) {
+	s.hit = true
+	if s.err == nil {
+		s.err = err
+	}
 }
 
 const stopEvery = 1 << 12
@@ -131,9 +141,18 @@ func (e *engine[S]) liveGraph(stop *stopper) (*lgraph, error) {
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	stop := &stopper{ch: e.opts.Stop}
 	stopped := func(where string) (Result, int) {
+		if stop.err != nil {
+			return Result{Verdict: Incomplete, Stats: st, Reason: stop.err.Error()}, liveIncomplete
+		}
 		return Result{Verdict: Incomplete, Stats: st, Reason: "stopped during the liveness check" + where}, liveStopped
 	}
 	e.phase(PhaseLivenessGraph, st)
+	if e.needsSetSpill() {
+		if err := e.set.spillOut(e.opts.SpillDir); err != nil {
+			return Result{Verdict: Incomplete, Stats: st, Reason: err.Error()}, liveIncomplete
+		}
+		runtime.GC() // the tables in memory are garbage now
+	}
 	g, err := e.liveGraph(stop)
 	if err == errLiveStopped {
 		return stopped("")
@@ -143,6 +162,11 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	}
 	lc := newLiveChecker(g)
 	lc.stop = stop
+	if e.spillsStack() {
+		cs := &lc.scc.call
+		cs.spill, cs.dir, cs.stop = true, e.opts.SpillDir, stop
+		defer cs.release()
+	}
 	incomplete := Result{}
 	found := false
 	for j, pi := range e.live {

@@ -28,10 +28,22 @@ import (
 // path having at most one a state) take the call stack's place, which is let go first.
 const liveBytesPerState = 4 + 8 + 4 + 4 + 16 + 1
 
+// liveBytesSpilled is liveBytesPerState when the call stack spills to disk past keepChunks
+// chunks (spillsStack): a lasso's steps, 8 bytes each, still take its place at most.
+const liveBytesSpilled = liveBytesPerState - 16 + 8
+
+// spillsStack reports whether the liveness check's call stack goes to disk past keepChunks
+// chunks (frameStack): a search that records the liveness graph and may spill.
+func (e *engine[S]) spillsStack() bool { return e.rec && e.spillLimit() > 0 }
+
 // liveBytes is what the liveness check allocates after the search, at most, for n states:
-// liveBytesPerState each, and the rounding of the call stack's chunks and of the bitsets'
-// words, and the per code id arrays (liveChecker, lgraph.fair).
+// liveBytesPerState each (liveBytesSpilled, and the call stack's chunks kept in memory, when
+// it spills), and the rounding of the call stack's chunks and of the bitsets' words, and the
+// per code id arrays (liveChecker, lgraph.fair).
 func (e *engine[S]) liveBytes(n int64) int64 {
+	if e.spillsStack() {
+		return liveBytesSpilled*n + 16*frameChunk*int64(keepChunks) + 8*8 + 22*int64(len(e.codes.codes))
+	}
 	return liveBytesPerState*n + 16*frameChunk + 8*8 + 22*int64(len(e.codes.codes))
 }
 
@@ -95,14 +107,17 @@ func (s *fpSet) growthBytes(adds *[fpShards]int32, all, workers int) int64 {
 // (every candidate counted as a new state), and on the liveness check's share of the new
 // states. Unless exact is set, it bounds the fingerprint shards' growth without counting
 // the candidates of each.
-func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) int64 {
+//
+// It returns the three apart: need, what every phase holds after the segment; set, the
+// fingerprint set's growth, held only until the liveness phase when the set can go to disk
+// (spillsSet); live, the liveness phase's arrays for the new states, held only in it.
+func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) (need, set, live int64) {
 	total, arena, cuts := 0, 0, 0
 	for _, o := range outs {
 		total += len(o.cands)
 		arena += len(o.arena)
 		cuts += len(o.cuts)
 	}
-	var need int64
 	if exact {
 		var perShard [fpShards]int32
 		for _, o := range outs {
@@ -110,9 +125,9 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 				perShard[shardOf(o.cands[i].fp)]++
 			}
 		}
-		need = e.set.growthBytes(&perShard, 0, e.workers)
+		set = e.set.growthBytes(&perShard, 0, e.workers)
 	} else {
-		need = e.set.growthBytes(nil, total, e.workers)
+		set = e.set.growthBytes(nil, total, e.workers)
 	}
 	need += e.links.growBytes(total)
 	need += next.growBytes(arena, total)
@@ -139,9 +154,10 @@ func (e *engine[S]) segmentNeed(outs []*chunkOut, next *frontier, exact bool) in
 		states := outs[len(outs)-1].hi - outs[0].lo
 		need += e.recordNeed(outs)
 		need += 2*growBytes(len(e.cutState), cap(e.cutState), cuts, 4, false) + growBytes(len(e.cutBy), cap(e.cutBy), cuts, 2, false)
-		need += growBytes(len(e.partial), cap(e.partial), states, 4, false) + liveBytesPerState*int64(total)
+		need += growBytes(len(e.partial), cap(e.partial), states, 4, false)
+		live = e.liveBytes(int64(total)) - e.liveBytes(0)
 	}
-	return need
+	return need, set, live
 }
 
 // recordNeed is an upper bound on what recordEdges allocates for outs: the chunks' record
@@ -163,16 +179,56 @@ func (e *engine[S]) recordNeed(outs []*chunkOut) int64 {
 	return need + growBytes(len(es.blk), cap(es.blk), blks, 8, e.edgeDouble)
 }
 
-// usedBytes is what the search holds against its budget: its tables and queues, the
-// liveness check's arrays for the states found so far, and the runtime's overhead.
-func (e *engine[S]) usedBytes() int64 {
+// spillsSet reports whether the fingerprint set goes to disk before the liveness phase when
+// that phase's arrays would not fit beside it (fpset_spill.go): a search that records the
+// liveness graph, where files are mapped and the budget allows spilling. The budget then
+// bounds the larger of the two phases rather than their sum.
+func (e *engine[S]) spillsSet() bool { return e.rec && mapsFiles && e.spillLimit() > 0 }
+
+// phaseBytes is what the search holds against its budget, in the search phase and in the
+// liveness phase that follows it: its tables and queues and the runtime's overhead; in the
+// liveness phase the liveness check's arrays for the states found so far are added, and,
+// where the set can go to disk, the set and the frontiers (let go then) are not counted.
+// Without a liveness graph both are the search's; where the set stays, both count it all.
+func (e *engine[S]) phaseBytes() (search, live int64) {
 	b := e.memBytes()
 	b += e.overhead(b)
-	if e.rec {
-		b += e.liveBytes(e.distinct)
+	if !e.rec {
+		return b, b
 	}
-	return b
+	l := e.liveBytes(e.distinct)
+	if !e.spillsSet() {
+		return b + l, b + l
+	}
+	return b, b - e.set.bytes() - e.frontBytes + l
 }
+
+// usedBytes is the larger of what the search holds against its budget in the two phases.
+func (e *engine[S]) usedBytes() int64 {
+	s, l := e.phaseBytes()
+	return max(s, l)
+}
+
+// needsSetSpill reports whether, the search over, the liveness phase's arrays do not fit in
+// the budget beside the fingerprint set, which must then go to disk (forceSetSpill: always,
+// for tests).
+func (e *engine[S]) needsSetSpill() bool {
+	if !e.spillsSet() || e.set.spilled() {
+		return false
+	}
+	if forceSetSpill {
+		return true
+	}
+	if e.opts.MemoryBytes <= 0 {
+		return false
+	}
+	b := e.memBytes()
+	b += e.overhead(b)
+	return b+e.liveBytes(e.distinct) > e.opts.MemoryBytes
+}
+
+// forceSetSpill makes every search that records a liveness graph spill its set (tests).
+var forceSetSpill = false
 
 // overhead is the memory of the Go runtime beyond the engine's tables (own bytes): see
 // memMeter.overhead.
@@ -215,13 +271,20 @@ func (e *engine[S]) fits(outs []*chunkOut, next *frontier) bool {
 	if e.opts.MemoryBytes <= 0 {
 		return true
 	}
-	used := e.usedBytes()
-	if used+e.segmentNeed(outs, next, false) <= e.opts.MemoryBytes || used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes {
+	search, live := e.phaseBytes()
+	ok := func(exact bool) bool {
+		need, set, lv := e.segmentNeed(outs, next, exact)
+		if !e.spillsSet() {
+			return search+need+set+lv <= e.opts.MemoryBytes
+		}
+		return search+need+set <= e.opts.MemoryBytes && live+need+lv <= e.opts.MemoryBytes
+	}
+	if ok(false) || ok(true) {
 		return true
 	}
 	if e.rec && e.edgeDouble {
 		e.edgeDouble = false
-		if used+e.segmentNeed(outs, next, true) <= e.opts.MemoryBytes {
+		if ok(true) {
 			return true
 		}
 	}

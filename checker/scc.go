@@ -1,8 +1,12 @@
 package checker
 
 import (
+	"errors"
 	"math/bits"
+	"os"
 	"strconv"
+	"sync/atomic"
+	"unsafe"
 )
 
 // lgraph is the recorded state graph for liveness checking: the compressed successor lists
@@ -98,29 +102,134 @@ type sccFrame struct {
 const frameChunk = 1 << 12
 
 // frameStack is a stack of frames in chunks, so that it grows without copying and holds
-// only as much as the deepest search needs.
+// only as much as the deepest search needs. With a spill folder (spill set), it holds at most
+// keepChunks chunks in memory: when it grows past them, its lowest chunk in memory is written
+// to a temporary file at the chunk's own offset and its buffer reused; when it shrinks into a
+// chunk on disk, that chunk is read back into the buffer of the highest chunk, empty by then.
+// Only the top frame is ever read or changed, so a chunk below the top is never touched
+// while on disk. A search of any depth then takes keepChunks chunks of memory, and the
+// liveness phase's reservation holds no call stack (liveBytesSpilled). An error of the file
+// is kept in err, and stop (when set) then reports a stop, so that the search ends.
+//
+// Invariants: chunks[i] is nil exactly for the chunks on disk, i < lo; the top frame's chunk,
+// (n-1)/frameChunk, is at or above lo; len(chunks)-lo <= keepChunks when spilling.
 type frameStack struct {
 	chunks [][]sccFrame
 	n      int
+	lo     int    // chunks below lo are on disk
+	spill  bool   // keep at most keepChunks chunks in memory
+	dir    string // the spill folder ("": the OS temp dir)
+	f      *os.File
+	name   string // removed by release unless unlinked already
+	err    error
+	stop   *stopper // told of an error, when set
 }
+
+// keepChunks is the number of chunks a spilling call stack keeps in memory (1 MiB; tests
+// lower it).
+var keepChunks = 16
+
+// stackChunksWritten counts the chunks spilling call stacks wrote (tests read it).
+var stackChunksWritten atomic.Int64
 
 func (s *frameStack) push(f sccFrame) {
 	if s.n == len(s.chunks)*frameChunk {
-		s.chunks = append(s.chunks, make([]sccFrame, frameChunk))
+		if s.spill && len(s.chunks)-s.lo >= keepChunks && s.err == nil {
+			s.grow()
+		} else {
+			s.chunks = append(s.chunks, make([]sccFrame, frameChunk))
+		}
 	}
 	s.chunks[s.n/frameChunk][s.n%frameChunk] = f
 	s.n++
 }
 
+// grow writes the lowest chunk in memory to the file and reuses its buffer for a new chunk
+// on top.
+func (s *frameStack) grow() {
+	buf := s.chunks[s.lo]
+	if s.failed(s.file()) || s.failed2(s.f.WriteAt(frameBytes(buf), int64(s.lo)*16*frameChunk)) {
+		s.chunks = append(s.chunks, make([]sccFrame, frameChunk))
+		return
+	}
+	stackChunksWritten.Add(1)
+	s.chunks[s.lo] = nil
+	s.lo++
+	s.chunks = append(s.chunks, buf)
+}
+
 func (s *frameStack) top() *sccFrame { return &s.chunks[(s.n-1)/frameChunk][(s.n-1)%frameChunk] }
 
-func (s *frameStack) pop() { s.n-- }
+func (s *frameStack) pop() {
+	s.n--
+	if s.n > 0 && (s.n-1)/frameChunk < s.lo {
+		// The top is in the chunk below the lowest in memory: read it back into the
+		// highest chunk's buffer (that chunk is empty: the top is below it).
+		c := s.lo - 1
+		last := len(s.chunks) - 1
+		buf := s.chunks[last]
+		if _, err := s.f.ReadAt(frameBytes(buf), int64(c)*16*frameChunk); s.failed(err) {
+			buf = make([]sccFrame, frameChunk) // the search stops; the frames are lost
+		} else {
+			s.chunks = s.chunks[:last]
+		}
+		s.chunks[c] = buf
+		s.lo = c
+	}
+}
 
-// release lets the chunks go (the stack must be empty).
-func (s *frameStack) release() { s.chunks = nil }
+// file creates the spill file on first use, unlinked at once where the OS allows it.
+func (s *frameStack) file() error {
+	if s.f != nil {
+		return nil
+	}
+	f, err := os.CreateTemp(s.dir, "kmc-stack-"+strconv.Itoa(os.Getpid())+"-*.bin")
+	if err != nil {
+		return err
+	}
+	if os.Remove(f.Name()) != nil {
+		s.name = f.Name()
+	}
+	s.f = f
+	return nil
+}
+
+// failed records err, if any, and tells the stopper.
+func (s *frameStack) failed(err error) bool {
+	if err == nil {
+		return false
+	}
+	if s.err == nil {
+		s.err = errors.New("liveness: call stack: spill: " + err.Error())
+		if s.stop != nil {
+			s.stop.fail(s.err)
+		}
+	}
+	return true
+}
+
+func (s *frameStack) failed2(_ int, err error) bool { return s.failed(err) }
+
+// release lets the chunks go and closes the file (the stack must be empty).
+func (s *frameStack) release() {
+	s.chunks, s.lo = nil, 0
+	if s.f != nil {
+		s.f.Close()
+		if s.name != "" {
+			os.Remove(s.name)
+		}
+		s.f, s.name = nil, ""
+	}
+}
 
 // bytes is the memory the chunks hold.
-func (s *frameStack) bytes() int64 { return 16 * frameChunk * int64(len(s.chunks)) }
+func (s *frameStack) bytes() int64 { return 16 * frameChunk * int64(len(s.chunks)-s.lo) }
+
+// frameBytes is a chunk's frames as bytes, in the machine's byte order (read back only by
+// the process that wrote them).
+func frameBytes(c []sccFrame) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 16*len(c))
+}
 
 // relPos is stream position p relative to blk, the start of its index block, for a frame.
 func relPos(p, blk int) uint32 {

@@ -16,7 +16,21 @@ func checkMapped[S any](m Model[S], props []Property[S], opts Options) (Result, 
 	res = e.run()
 	mapped := e.es.mapped()
 	e.es.close()
+	e.set.closeSpill()
 	return res, mapped
+}
+
+// checkSetSpilled is Check, and reports whether the fingerprint set went to disk.
+func checkSetSpilled[S any](m Model[S], props []Property[S], opts Options) (Result, bool) {
+	e, res, ok := newEngine(m, props, opts)
+	if !ok {
+		return res, false
+	}
+	res = e.run()
+	spilled := e.set.spilled()
+	e.es.close()
+	e.set.closeSpill()
+	return res, spilled
 }
 
 // spillCase checks m with props twice for each worker count, with the liveness graph in
@@ -51,6 +65,19 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 			t.Errorf("%s w=%d: spilled got %s %q %d states, want the in-memory %s %q %d states with the same lasso",
 				name, w, spilled.Verdict, spilled.Reason, spilled.Stats.Distinct, plain.Verdict, plain.Reason, plain.Stats.Distinct)
 		}
+		// The fingerprint set on disk for the liveness phase and the counterexample's replay
+		// (forceSetSpill), with the graph on disk too.
+		// The call stack spills too, past one chunk in memory.
+		forceSetSpill, keepChunks = true, 1
+		setSpilled, onDisk := checkSetSpilled(m, props, opts)
+		forceSetSpill, keepChunks = false, 16
+		if onDisk != mapsFiles {
+			t.Errorf("%s w=%d: got the set spilled %v, want %v", name, w, onDisk, mapsFiles)
+		}
+		if !same(setSpilled, plain) {
+			t.Errorf("%s w=%d: with the set spilled got %s %q %d states, want the in-memory %s %q %d states with the same lasso",
+				name, w, setSpilled.Verdict, setSpilled.Reason, setSpilled.Stats.Distinct, plain.Verdict, plain.Reason, plain.Stats.Distinct)
+		}
 		if w == 1 {
 			first = spilled
 		} else if !same(spilled, first) {
@@ -64,8 +91,9 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 // gives exactly the result of the search that keeps it in memory, on every liveness test
 // model (fair cycles, stuttering, cut steps and their strict and lax passes, truncation by
 // depth, a component split by strong fairness), for 1 and 2 workers, with the liveness
-// phase reading the spill file's mapping; and the spill file is gone afterwards.
-// Reference: issue 14.
+// phase reading the spill file's mapping; the same with the fingerprint set on disk for the
+// liveness phase (the lassos' replay looks their states up in the mapped set); and the spill
+// files are gone afterwards. Reference: issues 14 and 31.
 func TestGraphSpillSameResult(t *testing.T) {
 	defer small()()
 	tmp := t.TempDir()
@@ -105,8 +133,12 @@ func TestGraphSpillSameResult(t *testing.T) {
 		verdicts[tc.name] = spillCase[uint32](t, tc.name, tc.m, []Property[uint32]{goal}, Options{}).Verdict
 	}
 	at := func(v uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == v } }
-	verdicts["chain"] = spillCase[uint32](t, "chain", chain{n: 5000, wrap: true},
-		[]Property[uint32]{{Name: "NeverEnds", Kind: AlwaysEventually, State: at(7000)}}, Options{}).Verdict
+	before := stackChunksWritten.Load()
+	verdicts["chain"] = spillCase[uint32](t, "chain", chain{n: 50000, wrap: true},
+		[]Property[uint32]{{Name: "NeverEnds", Kind: AlwaysEventually, State: at(70000)}}, Options{}).Verdict
+	if written := stackChunksWritten.Load() - before; written == 0 {
+		t.Errorf("chain: got no call stack chunk written to disk for a 50,000-state chain, want some")
+	}
 	verdicts["rings"] = spillCase[uint32](t, "rings", rings{k: 7, l: 30},
 		[]Property[uint32]{{Name: "ReachesSink", Kind: Eventually, State: at(7 * 30)}}, Options{}).Verdict
 	// The table covers every verdict (a test that always compared two ok results would not).
@@ -214,6 +246,57 @@ func TestGraphSpillRoundTrip(t *testing.T) {
 		s.close()
 		if s.data != nil || s.spill != nil {
 			t.Errorf("%s: got the stream still readable after close", tc.name)
+		}
+	}
+}
+
+// TestSetSpillRoundTrip: a fingerprint set with values written to its spill file and mapped
+// answers every lookup as it did in memory (present fingerprints with their values, absent
+// ones absent), counts as no memory held, and its file is gone once closed; a set without
+// values too.
+func TestSetSpillRoundTrip(t *testing.T) {
+	if !mapsFiles {
+		t.Skip("the set is spilled only where files are mapped")
+	}
+	for _, vals := range []bool{true, false} {
+		tmp := t.TempDir()
+		s := &fpSet{vals: vals}
+		fp := func(i int) uint64 { return uint64(i)*0x9e3779b97f4a7c15 | 1 }
+		const n = 50000
+		for i := range n {
+			sh := &s.shards[shardOf(fp(i))]
+			sh.insert(fp(i), uint32(i), vals)
+		}
+		want := map[uint64]uint32{}
+		for i := range n {
+			v, ok := s.lookup(fp(i))
+			if !ok {
+				t.Fatalf("vals=%v: fingerprint %d absent before the spill", vals, i)
+			}
+			want[fp(i)] = v
+		}
+		if err := s.spillOut(tmp); err != nil {
+			t.Fatalf("vals=%v: spillOut: %v", vals, err)
+		}
+		if !s.spilled() || s.bytes() != 0 {
+			t.Errorf("vals=%v: got spilled %v and %d bytes held, want true and 0", vals, s.spilled(), s.bytes())
+		}
+		for f, v := range want {
+			if got, ok := s.lookup(f); !ok || got != v {
+				t.Fatalf("vals=%v: lookup(%x) = %d %v after the spill, want %d true", vals, f, got, ok, v)
+			}
+		}
+		for i := n; i < n+1000; i++ {
+			if _, ok := s.lookup(fp(i)); ok {
+				t.Fatalf("vals=%v: lookup of absent fingerprint %d found it after the spill", vals, i)
+			}
+		}
+		s.closeSpill()
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("vals=%v: got %d files left in the spill folder, want none", vals, len(left))
+		}
+		if s.len() != 0 {
+			t.Errorf("vals=%v: got %d fingerprints after closeSpill, want 0", vals, s.len())
 		}
 	}
 }

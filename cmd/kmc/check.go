@@ -78,7 +78,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.maxStates, "max-states", 0, "stop after `N` distinct states (0: the spec's limit, else none)")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "stop at BFS depth `N` (0: the spec's limit, else none)")
 	fs.StringVar(&f.memory, "memory", "", "memory budget of the search, a `SIZE` such as 4GiB (default: the spec's, else from the RAM, cgroup and ulimit limits: see README)")
-	fs.StringVar(&f.spillDir, "spill-dir", "", "write the frontier and the liveness graph to temporary files in `DIR` when each outgrows a quarter of the memory budget (default: the system's temporary folder); they are removed when the search ends")
+	fs.StringVar(&f.spillDir, "spill-dir", "", "write the frontier and the liveness graph to temporary files in `DIR` when each outgrows a quarter of the memory budget, and a liveness search's fingerprint set and call stack when the liveness check would not fit beside them (default: the system's temporary folder); they are removed when the search ends")
 	fs.StringVar(&f.timeBudget, "time", "", "time budget of the search, a `DURATION` such as 10m (default: the spec's, else none)")
 	fs.BoolVar(&f.deadlock, "deadlock", false, "report a reachable state without successors as a deadlock")
 	fs.BoolVar(&f.symmetry, "symmetry", false, "use the model's symmetry reduction (the kafka model uses it by default in safety checks where it applies; --symmetry=false: never)")
