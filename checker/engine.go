@@ -195,6 +195,9 @@ type engine[S any] struct {
 	cutState []uint32
 	cutCode  []uint32
 	cutBy    []uint16
+	// lookupFP, when set, answers the trace replay's lookups instead of set: the
+	// coordinator of a partitioned search, which holds the graph but not the seen set.
+	lookupFP func(fp uint64) (uint32, bool)
 
 	someHit    []atomic.Bool
 	abort      atomic.Int32 // limit that stopped the expansion phase (limit*), 0 if none

@@ -58,14 +58,17 @@ type Partitioner interface {
 	CheckPartitioned(opts Options, parts int, t Transport) Result
 }
 
-// PartitionRefusal says why a search with opts cannot be partitioned, or "": liveness needs
-// the whole state graph in one place (a later version gathers it), and the partial-order
+// PartitionRefusal says why a search with opts cannot be partitioned, or "": the partial-order
 // reduction's proviso reads the whole seen set. Checkpoints and Resume are taken: a
 // partitioned search writes the single-process engine's snapshots at level boundaries
-// (partition_ckpt.go) and resumes any snapshot, whatever wrote it.
+// (partition_ckpt.go) and resumes any snapshot, whatever wrote it. A liveness property is
+// checked on the state graph gathered to the coordinator (partition_live.go), without
+// checkpoints, Resume or a state limit for now.
 func PartitionRefusal(r Runnable, opts Options) string {
 	if _, live := r.Fairness(opts); live {
-		return "liveness properties are checked on one machine only (the fair-cycle search needs the whole state graph in one process); run without --partitions/--cluster"
+		if why := liveRefusal(opts); why != "" {
+			return why
+		}
 	}
 	if rd, ok := r.(Reducer); ok && rd.ReducesPOR(opts) {
 		return "the partial-order reduction runs on one machine only (its cycle proviso reads the whole seen set); run with --por=false, or without --partitions/--cluster"
@@ -129,6 +132,11 @@ const (
 	opFinish
 	opSeen
 	opGather
+	opIdx    // liveness: a claimant tells an owner the indices of its winners
+	opAnswer // liveness: an owner answers every claim of the level with its state's index
+	opAns    // liveness: one owner's answers to one claimant
+	opRecord // liveness: a page of the part's records of the level, for the coordinator
+	opLookup // liveness: the index of a state, for the lasso's replay
 )
 
 const (
@@ -194,6 +202,8 @@ type part[S any] struct {
 	genCum  int64
 	claims  int64 // claims sent in the level
 	stopped bool  // a state violation stopped this part's level
+
+	lv partLive // the liveness graph's share of this part (e.rec)
 }
 
 type xferPiece struct {
@@ -209,9 +219,6 @@ func newPart[S any](m Model[S], props []Property[S], opts Options, parts, index 
 	e, res, ok := newEngine(m, props, opts)
 	if !ok {
 		return nil, errors.New("partitioned search: " + res.Reason)
-	}
-	if e.rec {
-		return nil, errors.New("partitioned search: liveness is checked on one machine only")
 	}
 	e.inits = e.initStates()
 	e.start = time.Now()
@@ -286,12 +293,25 @@ func (p *part[S]) Handle(req []byte) ([]byte, error) {
 		return nil, p.seen(r)
 	case opGather:
 		return p.gather(r)
+	case opIdx:
+		return nil, p.takeIdx(r)
+	case opAnswer:
+		return nil, p.answer()
+	case opAns:
+		return nil, p.takeAns(r)
+	case opRecord:
+		return p.recordPage(r)
+	case opLookup:
+		return p.lookup(r)
 	}
 	return nil, errors.New("partitioned search: unknown message kind " + strconv.Itoa(int(req[0])))
 }
 
 // claim records a claim on a fingerprint this part owns (p.mu held).
 func (p *part[S]) claim(fp, key uint64) {
+	if p.e.rec {
+		p.lv.asked = append(p.lv.asked, fp, key)
+	}
 	if p.e.set.shards[shardOf(fp)].has(fp) {
 		return
 	}
@@ -369,6 +389,11 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	p.dedup.reset()
 	p.stopped = false
 	p.claims = 0
+	if p.e.rec {
+		if err := p.liveLevel(); err != nil {
+			return nil, err
+		}
+	}
 	var w wr
 	p.record(&w, ^uint32(0), gviolation{})
 	e := p.e
@@ -395,18 +420,22 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 		hi := min(my.b, p.base+(seg+1)*uint64(segmentStates))
 		outs := e.expand(&p.cur, int(lo-my.a), int(hi-my.a))
 		var best violation
+		a := my.a - p.lv.lb // the global index of the frontier's index 0
 		for _, o := range outs {
 			p.genCum += o.gen
 			best.offer(o.viol)
+			if e.rec {
+				p.takeEdges(o)
+			}
 			for ci := range o.cands {
 				cd := &o.cands[ci]
-				key := (my.a+uint64(cd.parent)+1)<<16 | uint64(cd.pos)
+				key := (a+uint64(cd.parent)+1)<<16 | uint64(cd.pos)
 				if err := p.addCand(cd.fp, key, o.arena[cd.off:cd.off+cd.n], cd.orbit); err != nil {
 					return nil, err
 				}
 			}
 		}
-		p.record(&w, uint32(seg), global(best, my.a))
+		p.record(&w, uint32(seg), global(best, a))
 		lo = hi
 		if best.found && !best.step {
 			p.stopped = true
@@ -441,7 +470,7 @@ func (p *part[S]) takeInbox() error {
 		}
 		return 0
 	})
-	p.cur.reset(0) // local indices: the range's k-th state is my.a + k
+	p.cur.reset(uint32(p.lv.lb)) // local indices: the range's k-th state is my.a + k (lb + k with liveness)
 	at := my.a
 	for _, x := range in {
 		if x.start != at {
@@ -526,11 +555,22 @@ func (p *part[S]) resolve() error {
 			continue
 		}
 		key := p.pending.keys[i]
-		p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
+		if p.e.rec {
+			// its index comes with opIdx; until then (and for good if it is dropped) pending
+			p.e.set.shards[shardOf(fp)].insert(fp, pendBit, true)
+		} else {
+			p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
+		}
 		c := p.claimant(key)
 		byPart[c] = append(byPart[c], key)
+		if p.e.rec {
+			p.lv.wonBy = append(p.lv.wonBy, ownWin{key: key, fp: fp})
+		}
 	}
 	p.pending.reset()
+	if p.e.rec {
+		p.groupWins()
+	}
 	p.mu.Unlock()
 	for c, keys := range byPart {
 		slices.Sort(keys)
@@ -611,6 +651,11 @@ func (p *part[S]) next(r *rd) error {
 	keep = min(keep, uint64(len(p.won)))
 	if off > maxGlobal || off+keep > maxGlobal {
 		return errors.New("partitioned search: state indices beyond the engine's most")
+	}
+	if p.e.rec {
+		if err := p.sendIdx(off, keep); err != nil {
+			return err
+		}
 	}
 	if keep == 0 {
 		return nil
@@ -717,6 +762,7 @@ type coordinator[S any] struct {
 	ckptLevel int
 	cov       []int64 // coverage counts through the stop, enabled and taken per kind
 	taken     [4]uint64
+	live      liveCoord // the liveness graph's gathering (e.rec)
 }
 
 // all sends req(i) to every part at once and returns the replies (c.took: how long each took).
@@ -739,12 +785,34 @@ func (c *coordinator[S]) all(req func(i int) []byte) ([][]byte, error) {
 }
 
 func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, parts int, t Transport) Result {
+	var e *engine[S]
+	res := checkPartitionedEngine(m, props, opts, parts, t, &e)
+	if e != nil {
+		e.es.close() // the liveness graph's spill file
+	}
+	return res
+}
+
+// checkPartitionedEngine is checkPartitioned, which leaves the coordinator's engine in *out.
+func checkPartitionedEngine[S any](m Model[S], props []Property[S], opts Options, parts int, t Transport, out **engine[S]) Result {
 	e, res, ok := newEngine(m, props, opts)
 	if !ok {
 		return res
 	}
+	*out = e
 	if e.rec {
-		return Result{Verdict: Incomplete, Reason: "partitioned search: liveness is checked on one machine only", Stats: Stats{Workers: parts}}
+		if why := liveRefusal(Options{Resume: opts.Resume, MaxStates: opts.MaxStates}); why != "" {
+			return Result{Verdict: Incomplete, Reason: "partitioned search: " + why, Stats: Stats{Workers: parts}}
+		}
+		// Checkpoints are not taken (the user's are refused by PartitionRefusal): a lost
+		// node's rollback (cluster) finds none and starts the search over, since the
+		// gathered graph is not in a level checkpoint.
+		e.opts.Checkpoint, e.opts.CheckpointAt, e.opts.CheckpointEvery = nil, nil, 0
+	}
+	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
+	if e.rec {
+		e.set.vals = true
+		e.lookupFP = c.lookupFP
 	}
 	e.inits = e.initStates()
 	e.start = time.Now()
@@ -752,7 +820,6 @@ func checkPartitioned[S any](m Model[S], props []Property[S], opts Options, part
 	if opts.Time > 0 {
 		e.deadline = e.start.Add(opts.Time)
 	}
-	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
 	res = c.run()
 	// The counts of the steps taken, a resumed snapshot's included (partition_ckpt.go).
 	counted, taken, cov := c.counts(c.rs)
@@ -820,9 +887,11 @@ func (c *coordinator[S]) run() Result {
 	gen0 := generated
 	stats := func(queue int64) Stats {
 		return Stats{Generated: generated, Distinct: int64(distinct), Queue: queue, Depth: depth,
-			Collision: collisionProbability(generated, int64(distinct)), Elapsed: time.Since(e.start), Workers: c.w}
+			Collision: collisionProbability(generated, int64(distinct)), Elapsed: time.Since(e.start), Workers: c.w,
+			GraphBytes: e.graphBytes(), GraphEdges: e.es.nedges, GraphSpilled: e.es.spilledBytes()}
 	}
 	var queue int64
+	gathered := false // the liveness graph is whole up to the stop
 	for level := first; ; level++ {
 		size := distinct - base - carry
 		if level == 0 {
@@ -995,6 +1064,14 @@ func (c *coordinator[S]) run() Result {
 				}
 				return res
 			}
+			if e.rec {
+				// The last level's records (at the depth bound, its new states dropped).
+				if err := c.gather(level, base, size, distinct, ranges); err != nil {
+					return c.gatherFail(err, stats(queue))
+				}
+				gathered = true
+				break
+			}
 			if reason != "" {
 				return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: stats(queue)}
 			}
@@ -1031,6 +1108,11 @@ func (c *coordinator[S]) run() Result {
 		}); err != nil {
 			return fail(err, stats(0))
 		}
+		if e.rec {
+			if err := c.gather(level, base, size, distinct, ranges); err != nil {
+				return c.gatherFail(err, stats(int64(distinct-base)))
+			}
+		}
 		if carry > 0 {
 			if err := c.sendStates(&rs.next, rs.nextAt, next); err != nil {
 				return fail(err, stats(0))
@@ -1066,26 +1148,53 @@ func (c *coordinator[S]) run() Result {
 		}
 	}
 	st := stats(queue)
-	if reason != "" {
+	if reason != "" && !gathered {
 		return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: st}
 	}
-	reps, err := c.all(func(int) []byte { return []byte{opFinish} })
-	if err != nil {
-		return fail(err, st)
-	}
-	hit, orbits, err := c.finishes(reps)
-	if err != nil {
-		return fail(err, st)
-	}
-	if rs != nil {
-		orbits += rs.orbits
-		for j, h := range rs.someHit {
-			hit[j] = hit[j] || h
+	var orbits int64
+	if reason == "" {
+		reps, err := c.all(func(int) []byte { return []byte{opFinish} })
+		if err != nil {
+			return fail(err, st)
+		}
+		var hit []bool
+		hit, orbits, err = c.finishes(reps)
+		if err != nil {
+			return fail(err, st)
+		}
+		if rs != nil {
+			orbits += rs.orbits
+			for j, h := range rs.someHit {
+				hit[j] = hit[j] || h
+			}
+		}
+		for j, pi := range e.some {
+			if !hit[j] {
+				return Result{Verdict: Violated, Property: e.props[pi].Name, Reason: "vacuous: no reachable state satisfies it", Stats: st}
+			}
 		}
 	}
-	for j, pi := range e.some {
-		if !hit[j] {
-			return Result{Verdict: Violated, Property: e.props[pi].Name, Reason: "vacuous: no reachable state satisfies it", Stats: st}
+	if e.rec {
+		// The liveness phase of one process, on the gathered graph (bfs.go's run).
+		e.distinct, e.generated = int64(distinct), generated
+		res, status, err := c.checkLive(st)
+		if err != nil {
+			return fail(err, st)
+		}
+		res.Interrupted = reason
+		switch {
+		case status == liveStopped && reason != "":
+			res.Reason = reason
+		case status == liveStopped:
+			res.Interrupted = e.limitReason(limitStop)
+		case status == liveIncomplete && reason != "":
+			res.Reason += " (" + reason + ")"
+		}
+		if status != liveOK {
+			return res
+		}
+		if reason != "" {
+			return Result{Verdict: Incomplete, Reason: reason, Interrupted: reason, Stats: st}
 		}
 	}
 	if (e.orb != nil || e.cenc != nil) && e.dfr == nil && st.Queue == 0 {

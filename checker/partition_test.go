@@ -94,12 +94,23 @@ func TestPartitionedParity(t *testing.T) {
 	}
 }
 
-// TestPartitionRefusal: liveness and the partial-order reduction stay on one machine;
-// checkpoints and resume do not.
+// TestPartitionRefusal: the partial-order reduction stays on one machine; checkpoints and
+// resume do not; a liveness property is gathered, but not with checkpoints, resume or a
+// state limit.
 func TestPartitionRefusal(t *testing.T) {
 	live := Property[cstate]{Name: "Ev", Kind: Eventually, State: func(s *cstate) bool { return true }}
-	if why := PartitionRefusal(Bind(counters{N: 2}, []Property[cstate]{live}), Options{}); why == "" {
-		t.Error("liveness: no refusal")
+	lb := Bind(counters{N: 2}, []Property[cstate]{live})
+	if why := PartitionRefusal(lb, Options{}); why != "" {
+		t.Errorf("liveness: refused: %s", why)
+	}
+	for name, o := range map[string]Options{
+		"--checkpoint": {Checkpoint: func(*Snapshot) {}},
+		"--resume":     {Resume: &Snapshot{}},
+		"--max-states": {MaxStates: 10},
+	} {
+		if why := PartitionRefusal(lb, o); !strings.Contains(why, name) {
+			t.Errorf("liveness with %s: refusal %q does not name it", name, why)
+		}
 	}
 	if why := PartitionRefusal(Bind(counters{N: 2}, nil), Options{Checkpoint: func(*Snapshot) {}}); why != "" {
 		t.Errorf("checkpoint: refused: %s", why)
@@ -261,6 +272,7 @@ func TestPartitionedIndexBase(t *testing.T) {
 			TestPartitionedParity(t)
 			TestPartitionedResume(t)
 			TestPartitionedLastCheckpoint(t)
+			TestPartitionedLiveness(t)
 		})
 	}
 }

@@ -42,6 +42,9 @@ func (e *engine[S]) lookupState(s S, enc []byte) (uint32, uint64, []byte) {
 	enc = e.m.Encode(&s, enc[:0])
 	fp := e.fp(enc)
 	v, ok := e.set.lookup(fp)
+	if e.lookupFP != nil {
+		v, ok = e.lookupFP(fp) // a partitioned search's coordinator asks the owner
+	}
 	switch {
 	case !ok || (e.set.vals && v&pendBit != 0):
 		return noIndex, fp, enc

@@ -59,6 +59,9 @@ func (e *RefusedError) Error() string { return e.Why }
 // Wire counts the messages and bytes a search sent over NATS (requests and replies).
 type Wire struct {
 	Messages, Bytes int64
+	// Graph is the part of Bytes that gathered a liveness property's state graph to the
+	// coordinator (checker.GraphMessage).
+	Graph int64 `json:",omitempty"`
 }
 
 // transport is checker.Transport over NATS request and reply: part i answers on
@@ -68,6 +71,7 @@ type transport struct {
 	prefix  string
 	msgs    *atomic.Int64
 	bytes   *atomic.Int64
+	graph   *atomic.Int64   // the bytes of the liveness graph's gathering (nil: not counted)
 	ctx     context.Context // ends the calls under way when the run is given up (nil: never)
 	timeout time.Duration   // of one call (0: callTimeout)
 	observe Observer        // hears of each level (the coordinator's transport; nil: none)
@@ -81,7 +85,11 @@ type Observer func(checker.LevelStats, Wire)
 // Level is checker.LevelObserver.
 func (t *transport) Level(ls checker.LevelStats) {
 	if t.observe != nil {
-		t.observe(ls, Wire{Messages: t.msgs.Load(), Bytes: t.bytes.Load()})
+		w := Wire{Messages: t.msgs.Load(), Bytes: t.bytes.Load()}
+		if t.graph != nil {
+			w.Graph = t.graph.Load()
+		}
+		t.observe(ls, w)
 	}
 }
 
@@ -107,6 +115,9 @@ func (t *transport) Call(to int, req []byte) ([]byte, error) {
 	}
 	t.msgs.Add(2)
 	t.bytes.Add(int64(len(req) + len(m.Data)))
+	if t.graph != nil && checker.GraphMessage(req[0]) {
+		t.graph.Add(int64(len(req) + len(m.Data)))
+	}
 	if len(m.Data) == 0 {
 		return nil, fmt.Errorf("part %d: an empty reply", to)
 	}
@@ -194,7 +205,7 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Obs
 		return checker.Result{}, Wire{}, err
 	}
 	defer ns.Shutdown()
-	var msgs, bytes atomic.Int64
+	var msgs, bytes, graph atomic.Int64
 	prefix := "kmc." + runID()
 	connect := func() (*nats.Conn, error) {
 		return nats.Connect("", nats.InProcessServer(ns), nats.Name("kmc partitions"))
@@ -211,7 +222,7 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Obs
 			return checker.Result{}, Wire{}, fmt.Errorf("connect part %d: %w", i, err)
 		}
 		defer nc.Close()
-		p, err := pr.NewPart(partOptions(opts, workers), n, i, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes})
+		p, err := pr.NewPart(partOptions(opts, workers), n, i, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes, graph: &graph})
 		if err != nil {
 			return checker.Result{}, Wire{}, err
 		}
@@ -227,10 +238,10 @@ func CheckPartitions(r checker.Runnable, opts checker.Options, n int, obs ...Obs
 		return checker.Result{}, Wire{}, fmt.Errorf("connect coordinator: %w", err)
 	}
 	defer nc.Close()
-	ct := &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes}
+	ct := &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &bytes, graph: &graph}
 	if len(obs) > 0 {
 		ct.observe = obs[0]
 	}
 	res := pr.CheckPartitioned(opts, n, ct)
-	return res, Wire{Messages: msgs.Load(), Bytes: bytes.Load()}, nil
+	return res, Wire{Messages: msgs.Load(), Bytes: bytes.Load(), Graph: graph.Load()}, nil
 }

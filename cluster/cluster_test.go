@@ -102,12 +102,14 @@ func TestPartitionsRefusePOR(t *testing.T) {
 	}
 }
 
-// TestPartitionsRefuseLiveness: a check with a liveness property is refused with the reason.
+// TestPartitionsRefuseLiveness: a check with a liveness property and a state limit is
+// refused with the reason (the gathered graph has no state limit yet).
 func TestPartitionsRefuseLiveness(t *testing.T) {
 	r, opts := load(t, "../specs/kafka-14154.toml", "buggy")
+	opts.MaxStates = 100
 	_, _, err := CheckPartitions(r, opts, 2)
-	if err == nil || !strings.Contains(err.Error(), "liveness") {
-		t.Fatalf("got %v, want a refusal naming liveness", err)
+	if err == nil || !strings.Contains(err.Error(), "liveness") || !strings.Contains(err.Error(), "--max-states") {
+		t.Fatalf("got %v, want a refusal naming liveness and --max-states", err)
 	}
 }
 

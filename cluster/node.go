@@ -245,6 +245,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		fenced   *atomic.Bool // set when the part's epoch is over: its messages are refused
 		msgs     atomic.Int64
 		byts     atomic.Int64
+		graph    atomic.Int64
 	)
 	// leave lets the part of run r go (under mu): no more messages, calls or renewals.
 	leave := func(r, why string) bool {
@@ -350,7 +351,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		prefix := "kmc." + s.Run
 		rctx, rcancel := context.WithCancel(ctx)
 		fence := new(atomic.Bool)
-		p, err := r.(checker.Partitioner).NewPart(copts, s.Parts, s.Part, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &byts, ctx: rctx, timeout: peerTimeout})
+		p, err := r.(checker.Partitioner).NewPart(copts, s.Parts, s.Part, &transport{nc: nc, prefix: prefix, msgs: &msgs, bytes: &byts, graph: &graph, ctx: rctx, timeout: peerTimeout})
 		if err != nil {
 			rcancel()
 			return fmt.Errorf("node %s: %w", id, err)
@@ -366,6 +367,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		began = true
 		msgs.Store(0)
 		byts.Store(0)
+		graph.Store(0)
 		fmt.Fprintf(o.Log, "kmc node %s: run %s: part %d of %d, %s check %s\n", id, s.Run, s.Part, s.Parts, s.SpecPath, c.Name)
 		if why := early.Load(); why != nil {
 			leave(run, *why)
@@ -420,7 +422,7 @@ func RunNode(ctx context.Context, o NodeOptions) error {
 		defer mu.Unlock()
 		var w []byte
 		if leave(string(m.Data), "ended") {
-			w, _ = json.Marshal(Wire{Messages: msgs.Swap(0), Bytes: byts.Swap(0)})
+			w, _ = json.Marshal(Wire{Messages: msgs.Swap(0), Bytes: byts.Swap(0), Graph: graph.Swap(0)})
 		}
 		reply(m, w, nil)
 	}); err != nil {
@@ -539,6 +541,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		res, wire, lost, err := co.runEpoch(epoch, ids, r, opts)
 		total.Messages += wire.Messages
 		total.Bytes += wire.Bytes
+		total.Graph += wire.Graph
 		if serr := co.superseded(ctx, epoch, res, lost); serr != nil {
 			return checker.Result{}, total, serr // fenced: another coordinator took the run over
 		}
@@ -706,7 +709,7 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 		co.mu.Unlock()
 	}()
 	var started []string
-	var msgs, byts atomic.Int64
+	var msgs, byts, graph atomic.Int64
 	// end lets the nodes go and adds what they sent each other to the coordinator's count.
 	end := func() {
 		var le *lostError
@@ -720,6 +723,7 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 			if err == nil && len(m.Data) > 1 && m.Data[0] == 0 && json.Unmarshal(m.Data[1:], &w) == nil {
 				msgs.Add(w.Messages)
 				byts.Add(w.Bytes)
+				graph.Add(w.Graph)
 			}
 		}
 		started = nil
@@ -818,7 +822,7 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 		}
 		return checker.Result{}, Wire{}, nil, err
 	}
-	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, ctx: ctx, observe: cr.Observe})
+	res := r.(checker.Partitioner).CheckPartitioned(opts, len(ids), &transport{nc: nc, prefix: "kmc." + run, msgs: &msgs, bytes: &byts, graph: &graph, ctx: ctx, observe: cr.Observe})
 	var lostErr error
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		lostErr = cause
@@ -827,7 +831,7 @@ func (co *coordinator) runEpoch(epoch int, ids []string, r checker.Runnable, opt
 		lostErr = gone(errors.New(res.Reason))
 	}
 	end()
-	return res, Wire{Messages: msgs.Load(), Bytes: byts.Load()}, lostErr, nil
+	return res, Wire{Messages: msgs.Load(), Bytes: byts.Load(), Graph: graph.Load()}, lostErr, nil
 }
 
 // withTimeout is ctx bounded by d (its cancel runs when ctx or d ends).

@@ -125,6 +125,11 @@ func TestClusterParity(t *testing.T) {
 		{"../../specs/kafka-18723.toml", "--check", "buggy"},
 		{"../../specs/kafka-13141.toml", "--deadlock"},
 		{"../../specs/kafka-13141.toml", "--check", "v3-3", "--set", "brokers=4", "--max-states", "20000"},
+		// Liveness: the state graph gathered to the coordinator; lassos byte for byte.
+		{"../../specs/kafka-5480.toml", "--check", "buggy"},
+		{"../../specs/kafka-5480.toml", "--check", "fixed"},
+		{"../../specs/kafka-14154.toml", "--check", "buggy"},
+		{"../../specs/kafka-13077.toml", "--check", "buggy"},
 	}
 	for _, args := range runs {
 		name := strings.Join(args, " ")
@@ -189,8 +194,36 @@ func TestClusterNodeLost(t *testing.T) {
 	}
 }
 
-// TestNodeRefusals: beyond loopback a node needs a token; a check refuses liveness across
-// nodes, and a cluster with too few nodes.
+// TestClusterLivenessNodeLost: a node killed (SIGKILL) during a search with a liveness
+// property (KAFKA-13077 before its fix, a lasso) is noticed; the gathered graph is in no
+// level checkpoint, so the search starts over with the nodes left and prints the single
+// process's output and lasso.
+func TestClusterLivenessNodeLost(t *testing.T) {
+	bin := clusterTests(t)
+	nodes := startNodes(t, bin, 3)
+	args := []string{"check", "../../specs/kafka-13077.toml", "--check", "buggy", "--workers", "2"}
+	cmd := exec.Command(bin, append(args, "--cluster", nodes[0].url, "--nodes", "3", "--rollback-every", "0")...)
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() { code, stdout, stderr = runBinary(t, cmd); close(done) }()
+	<-nodes[2].run
+	time.Sleep(time.Second)
+	_ = nodes[2].cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the search did not end within 3 minutes of a node's loss")
+	}
+	wantCode, want, _ := runBinary(t, exec.Command(bin, args...))
+	if code != wantCode || code != exitLiveness || withoutTime(stdout) != withoutTime(want) || !strings.Contains(stderr, "node n3 (part 2) is lost") || !strings.Contains(stderr, "starting the search over") || !strings.Contains(stderr, "with 2 nodes") {
+		t.Errorf("got exit %d, want %d with the lost node named, the search started over and the single process's output:\n%s\n%s\nwant\n%s", code, wantCode, stdout, stderr, want)
+	}
+}
+
+// TestNodeRefusals: beyond loopback a node needs a token; a check refuses liveness with a
+// state limit across nodes, and a cluster with too few nodes.
 func TestNodeRefusals(t *testing.T) {
 	bin := clusterTests(t)
 	code, _, stderr := runBinary(t, exec.Command(bin, "node", "--data", t.TempDir(), "--listen", "0.0.0.0:0"))
@@ -198,8 +231,8 @@ func TestNodeRefusals(t *testing.T) {
 		t.Errorf("node on 0.0.0.0 without a token: exit %d, stderr %s", code, stderr)
 	}
 	nodes := startNodes(t, bin, 1)
-	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/kafka-14154.toml", "--check", "buggy", "--cluster", nodes[0].url))
-	if code != exitUsage || !strings.Contains(stderr, "liveness") {
+	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/kafka-14154.toml", "--check", "buggy", "--max-states", "100", "--cluster", nodes[0].url))
+	if code != exitUsage || !strings.Contains(stderr, "liveness") || !strings.Contains(stderr, "--max-states") {
 		t.Errorf("liveness across nodes: exit %d, stderr %s", code, stderr)
 	}
 	code, _, stderr = runBinary(t, exec.Command(bin, "check", "../../specs/twophase.toml", "--por=false", "--cluster", nodes[0].url, "--nodes", "2"))

@@ -117,7 +117,7 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			if quiet {
 				if emit != nil {
 					emit(map[string]any{"event": "level", "level": ls.Level, "distinct": ls.Distinct, "new": ls.New,
-						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes,
+						"generated": ls.Generated, "claims": ls.Claims, "wire_messages": w.Messages, "wire_bytes": w.Bytes, "wire_graph_bytes": w.Graph,
 						"slowest_part": ls.Slowest, "slowest_expand_seconds": ls.SlowestExpand.Seconds(),
 						"level_seconds": ls.Elapsed.Seconds(), "seconds": ls.Total.Seconds()})
 				}
@@ -159,6 +159,9 @@ func (d *distFlags) runner(path string, sets []string, quiet bool, stderr io.Wri
 			per := ""
 			if res.Stats.Distinct > 0 {
 				per = fmt.Sprintf(", %.1f bytes per distinct state", float64(wire.Bytes)/float64(res.Stats.Distinct))
+			}
+			if wire.Graph > 0 && res.Stats.GraphEdges > 0 {
+				per += fmt.Sprintf("; gathering the liveness graph (%d edges): %d bytes, %.1f per edge", res.Stats.GraphEdges, wire.Graph, float64(wire.Graph)/float64(res.Stats.GraphEdges))
 			}
 			fmt.Fprintf(stderr, "kmc: check: %s over NATS: %d messages, %d bytes%s\n", what, wire.Messages, wire.Bytes, per)
 		}

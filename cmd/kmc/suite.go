@@ -25,8 +25,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("suite", suiteSynopsis, suiteExamples, stdout)
 	workers := fs.Int("workers", 0, "`N` search workers per check (default: the spec's, else all cores)")
 	comparePOR := fs.Bool("por-compare", false, "run each check that the partial-order reduction reduced a second time without it: a difference of verdict, property or trace length, or a trace that does not replay, is a mismatch; prints both counts")
-	partitions := fs.Int("partitions", 0, "run each search as `N` parts over an embedded NATS server that opens no socket (kmc check --partitions); checks with a liveness property run in one process")
-	clusterURL := fs.String("cluster", "", "run each search across the kmc nodes reached at NATS `URL` (kmc check --cluster; needs --nodes); checks with a liveness property run in this process")
+	partitions := fs.Int("partitions", 0, "run each search as `N` parts over an embedded NATS server that opens no socket (kmc check --partitions; a liveness property's state graph is gathered to this process); checks under the partial-order reduction run in one process")
+	clusterURL := fs.String("cluster", "", "run each search across the kmc nodes reached at NATS `URL` (kmc check --cluster; needs --nodes; a liveness property's state graph is gathered to this process); checks under the partial-order reduction run in this process")
 	nodes := fs.Int("nodes", 0, "with --cluster, the `N` nodes each search runs on")
 	token := fs.String("token", "", "with --cluster, the nodes' `TOKEN` (default: $KMC_NATS_TOKEN)")
 	memory := fs.String("memory", "", "memory budget per check for specs that set none, a `SIZE` such as 4GiB (default: from the RAM, cgroup and ulimit limits: see README)")
@@ -71,10 +71,11 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	defer release()
 	t := &suiteTable{w: stdout}
 	o := app.SuiteOptions{Workers: *workers, Memory: budget.Memory, ComparePOR: *comparePOR, OnEvent: t.event}
-	var parted, single int
+	var parted, live, single int
 	if *partitions > 0 {
-		// Checks with a liveness property (or anything else a partitioned search refuses)
-		// run on the single-process engine, and the summary says how many.
+		// Checks under the partial-order reduction (or anything else a partitioned search
+		// refuses, such as a liveness property with a state limit) run on the single-process
+		// engine, and the summary says how many; a liveness property's graph is gathered.
 		o.Run = func(r checker.Runnable, opts checker.Options) checker.Result {
 			if checker.PartitionRefusal(r, opts) != "" {
 				single++
@@ -85,6 +86,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 				return checker.Result{Verdict: checker.Incomplete, Reason: err.Error()}
 			}
 			parted++
+			if _, l := r.Fairness(opts); l {
+				live++
+			}
 			return res
 		}
 	}
@@ -104,6 +108,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 				return checker.Result{Verdict: checker.Incomplete, Reason: err.Error()}
 			}
 			parted++
+			if _, l := r.Fairness(opts); l {
+				live++
+			}
 			return res
 		}
 	}
@@ -121,10 +128,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	t.summary(rep)
 	if *partitions > 0 {
-		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS; %d with a liveness property or the partial-order reduction ran in one process (both run on one machine only).\n", parted, *partitions, single)
+		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS (%d with a liveness property, their state graph gathered to this process); %d ran in one process (the partial-order reduction, and a liveness property with a state limit, run on one machine only).\n", parted, *partitions, live, single)
 	}
 	if *clusterURL != "" {
-		fmt.Fprintf(stdout, "%d searches ran across %d nodes at %s; %d with a liveness property or the partial-order reduction ran in this process (both run on one machine only).\n", parted, *nodes, *clusterURL, single)
+		fmt.Fprintf(stdout, "%d searches ran across %d nodes at %s (%d with a liveness property, their state graph gathered to this process); %d ran in this process (the partial-order reduction, and a liveness property with a state limit, run on one machine only).\n", parted, *nodes, *clusterURL, live, single)
 	}
 	if rep.Mismatches > 0 {
 		if rep.NeighbourMismatches > 0 {
