@@ -88,6 +88,8 @@ func (s *fpSet) spillOut(dir string) error {
 		return fail(err)
 	}
 	sp.mapping = m
+	page := int64(os.Getpagesize())
+	dropped := int64(0)
 	for i := range s.shards {
 		sh := &s.shards[i]
 		off := offs[i]
@@ -96,8 +98,14 @@ func (s *fpSet) spillOut(dir string) error {
 		if crc32.Update(crc32.Update(0, crcTable, fb), crcTable, vb) != crcs[i] {
 			return fail(errors.New("shard " + strconv.Itoa(i) + " at byte " + strconv.FormatInt(off, 10) + " does not match its checksum"))
 		}
+		// The pages checked need not stay resident: the set in memory and its mapping are
+		// both held only for the length of a shard.
+		if end := (off + int64(len(fb)+len(vb))) / page * page; end > dropped {
+			dropPages(m[dropped:end])
+			dropped = end
+		}
 	}
-	dropPages(m) // the check read every page: they need not stay resident
+	dropPages(m[dropped:])
 	for i := range s.shards {
 		sh := &s.shards[i]
 		off := offs[i]

@@ -2,7 +2,7 @@ package checker
 
 import (
 	"errors"
-	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +43,15 @@ type stopper struct {
 	n   uint32
 	hit bool
 	err error // a failure that ends the phase as a stop request would (fail)
+	// release, when set, is called every releaseEvery polls: it hands the pages of the
+	// graph's mapping back, so that a search that reads it out of order keeps at most
+	// releaseEvery states' pages of it resident (the mapping is not counted in the budget).
+	release func()
 }
+
+// releaseEvery is how many polls (about one per state visited) pass between two calls of
+// stopper.release: at most 16 MiB of 4-KiB pages touched, one a state (mapWindow).
+const releaseEvery = 1 << 12
 
 // fail ends the phase: poll reports true from now on, and err says why.
 func (s *stopper) fail(err error) {
@@ -64,6 +72,9 @@ func (s *stopper) poll() bool {
 		case <-s.ch:
 			s.hit = true
 		default:
+		}
+		if s.release != nil && s.n%releaseEvery == 0 {
+			s.release()
 		}
 	}
 	s.n++
@@ -140,6 +151,9 @@ func (e *engine[S]) liveGraph(stop *stopper) (*lgraph, error) {
 // that says where.
 func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 	stop := &stopper{ch: e.opts.Stop}
+	if mapsFiles {
+		stop.release = e.es.releaseAll // a no-op unless the graph is read from its mapping
+	}
 	stopped := func(where string) (Result, int) {
 		if stop.err != nil {
 			return Result{Verdict: Incomplete, Stats: st, Reason: stop.err.Error()}, liveIncomplete
@@ -151,7 +165,7 @@ func (e *engine[S]) checkLiveness(st Stats) (Result, int) {
 		if err := e.set.spillOut(e.opts.SpillDir); err != nil {
 			return Result{Verdict: Incomplete, Stats: st, Reason: err.Error()}, liveIncomplete
 		}
-		runtime.GC() // the tables in memory are garbage now
+		debug.FreeOSMemory() // the tables in memory are garbage now: hand them back before the arrays come
 	}
 	g, err := e.liveGraph(stop)
 	if err == errLiveStopped {

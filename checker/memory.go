@@ -32,6 +32,12 @@ const liveBytesPerState = 4 + 8 + 4 + 4 + 16 + 1
 // chunks (spillsStack): a lasso's steps, 8 bytes each, still take its place at most.
 const liveBytesSpilled = liveBytesPerState - 16 + 8
 
+// mapWindow is what the liveness phase keeps resident of the spill files' mappings at most,
+// which are not the engine's memory but count in the process's resident size: the pages of
+// the graph's stream a component search touches between two releases (releaseEvery states,
+// a page each), or the piece of a mapping its check reads (verifyPiece).
+const mapWindow = releaseEvery*4096 + verifyPiece
+
 // spillsStack reports whether the liveness check's call stack goes to disk past keepChunks
 // chunks (frameStack): a search that records the liveness graph and may spill.
 func (e *engine[S]) spillsStack() bool { return e.rec && e.spillLimit() > 0 }
@@ -42,7 +48,7 @@ func (e *engine[S]) spillsStack() bool { return e.rec && e.spillLimit() > 0 }
 // per code id arrays (liveChecker, lgraph.fair).
 func (e *engine[S]) liveBytes(n int64) int64 {
 	if e.spillsStack() {
-		return liveBytesSpilled*n + 16*frameChunk*int64(keepChunks) + 8*8 + 22*int64(len(e.codes.codes))
+		return liveBytesSpilled*n + 16*frameChunk*int64(keepChunks) + mapWindow + 8*8 + 22*int64(len(e.codes.codes))
 	}
 	return liveBytesPerState*n + 16*frameChunk + 8*8 + 22*int64(len(e.codes.codes))
 }

@@ -38,8 +38,11 @@ import (
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// spillFrame is the largest frame: the unit of checking, and of pages handed back.
+// spillFrame is the largest frame: the unit of checking.
 const spillFrame = 64 << 20
+
+// verifyPiece is how much of the mapping the check reads before it hands the pages back.
+const verifyPiece = 4 << 20
 
 // frame is one spilled frame: its length and checksum.
 type frame struct {
@@ -174,17 +177,23 @@ func (sf *graphSpill) verify() error {
 	var lo, dropped int64
 	for k, fr := range sf.frames {
 		hi := lo + int64(fr.n)
-		if crc32.Checksum(m[lo:hi], crcTable) != fr.crc {
-			return spillErr(errors.New(sf.frameName(k, lo) + ": checksum mismatch"))
+		// A piece at a time, handing the pages read back behind it, so that the pass keeps
+		// at most verifyPiece bytes of the mapping resident (mapWindow).
+		var crc uint32
+		for a := lo; a < hi; a += verifyPiece {
+			b := min(a+verifyPiece, hi)
+			crc = crc32.Update(crc, crcTable, m[a:b])
+			if end := b / page * page; end > dropped {
+				dropPages(m[dropped:end])
+				dropped = end
+			}
 		}
-		if k == len(sf.frames)-1 {
-			dropPages(m[dropped:])
-		} else if end := hi / page * page; end > dropped {
-			dropPages(m[dropped:end])
-			dropped = end
+		if crc != fr.crc {
+			return spillErr(errors.New(sf.frameName(k, lo) + ": checksum mismatch"))
 		}
 		lo = hi
 	}
+	dropPages(m[dropped:])
 	return nil
 }
 
