@@ -145,9 +145,7 @@ func openPlan(ctx context.Context, js jetstream.JetStream, run string, replicas 
 		var err error
 		kv, err = js.CreateOrUpdateKeyValue(c, jetstream.KeyValueConfig{Bucket: planBucket(run), Replicas: replicas,
 			Storage: jetstream.FileStorage, History: 1, Description: "kmc: the plan of a search across nodes"})
-		if err != nil && replicas > 1 && isReplicasErr(err) {
-			replicas = 1
-		}
+		replicas = fewerReplicas(err, replicas)
 		return err
 	})
 	if err != nil {
@@ -410,4 +408,26 @@ func isWrongLastSeq(err error) bool {
 
 func isReplicasErr(err error) bool {
 	return err != nil && bytes.Contains([]byte(err.Error()), []byte("replicas"))
+}
+
+// jsNoPeers is JetStream's error code for a stream it cannot place on as many servers as
+// asked: "no suitable peers for placement" (a server that stopped, still in the cluster's
+// list as offline until it returns).
+const jsNoPeers = 10005
+
+// fewerReplicas is the replica count to try after err: 1 after a server that refuses
+// replicas (one without clustering), one fewer after a placement that found too few
+// servers online (a node that stopped), replicas unchanged otherwise.
+func fewerReplicas(err error, replicas int) int {
+	if err == nil || replicas <= 1 {
+		return replicas
+	}
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == jsNoPeers {
+		return replicas - 1
+	}
+	if isReplicasErr(err) {
+		return 1
+	}
+	return replicas
 }

@@ -336,3 +336,30 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// TestFewerReplicas: a placement that finds too few servers online (a node that stopped, still
+// listed as offline) steps the replicas down one at a time, a server without clustering that
+// refuses replicas goes to one, anything else keeps them. Before, the placement error kept
+// three replicas until the attempts ran out, and a coordinator whose node was killed in the
+// run's first milliseconds could not create its plan (make cluster-faults, kill 19 of a run on
+// 5 December 2026).
+func TestFewerReplicas(t *testing.T) {
+	noPeers := &jetstream.APIError{Code: 500, ErrorCode: jsNoPeers, Description: "no suitable peers for placement, peer offline"}
+	for _, tc := range []struct {
+		name     string
+		err      error
+		replicas int
+		want     int
+	}{
+		{"no error", nil, 3, 3},
+		{"no peers from three", noPeers, 3, 2},
+		{"no peers from two", fmt.Errorf("create: %w", noPeers), 2, 1},
+		{"no peers at one", noPeers, 1, 1},
+		{"replicas refused", errors.New("nats: replicas > 1 not supported in non-clustered mode"), 3, 1},
+		{"another error", errors.New("nats: timeout"), 3, 3},
+	} {
+		if got := fewerReplicas(tc.err, tc.replicas); got != tc.want {
+			t.Errorf("%s: got %d replicas, want %d", tc.name, got, tc.want)
+		}
+	}
+}

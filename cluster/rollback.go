@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,9 +75,7 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log 
 		_ = retry(ctx, func() error {
 			obs, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: rb.bucket, Replicas: replicas,
 				Storage: jetstream.FileStorage, Description: "kmc: copies of the level checkpoints of a search"})
-			if err != nil && replicas > 1 && strings.Contains(err.Error(), "replicas") {
-				replicas = 1
-			}
+			replicas = fewerReplicas(err, replicas)
 			if err == nil {
 				rb.mu.Lock()
 				rb.obs = obs

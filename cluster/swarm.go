@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -100,9 +99,7 @@ func SimulateCluster(r checker.Runnable, opts checker.SimOptions, cr ClusterRun,
 	if err := retry(ctx, func() error {
 		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"kmc." + run + ".sim.block"},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.MemoryStorage, Replicas: replicas})
-		if err != nil && replicas > 1 && strings.Contains(err.Error(), "replicas") {
-			replicas = 1
-		}
+		replicas = fewerReplicas(err, replicas)
 		return err
 	}); err != nil {
 		return checker.SimResult{}, fmt.Errorf("create the swarm's stream: %w", err)
