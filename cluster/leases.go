@@ -111,8 +111,10 @@ func (e *StalePlanError) Error() string {
 
 // planStore is a coordinator's handle on its run's plan: the revision it last wrote.
 type planStore struct {
-	kv  jetstream.KeyValue
-	rev uint64
+	kv     jetstream.KeyValue
+	js     jetstream.JetStream
+	bucket string
+	rev    uint64
 }
 
 // jsAttempt bounds one JetStream call of the control plane; jsPatience all of its retries: a
@@ -151,7 +153,7 @@ func openPlan(ctx context.Context, js jetstream.JetStream, run string, replicas 
 	if err != nil {
 		return nil, fmt.Errorf("create the plan's bucket %s: %w", planBucket(run), err)
 	}
-	return &planStore{kv: kv}, nil
+	return &planStore{kv: kv, js: js, bucket: planBucket(run)}, nil
 }
 
 // write makes p the plan, if the plan is still the one this coordinator last wrote (or
@@ -178,16 +180,16 @@ func (ps *planStore) write(ctx context.Context, p plan) error {
 		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return err
 		}
-		e, gerr := ps.kv.Get(c, "plan")
+		cur, crev, gerr := leaderGet(c, ps.js, ps.bucket, "plan")
 		if gerr != nil {
 			return gerr
 		}
-		if bytes.Equal(e.Value(), val) {
-			ps.rev = e.Revision()
+		if bytes.Equal(cur, val) {
+			ps.rev = crev
 			return nil
 		}
 		var now plan
-		_ = json.Unmarshal(e.Value(), &now)
+		_ = json.Unmarshal(cur, &now)
 		stale = &StalePlanError{Run: p.Run, Epoch: p.Epoch, Now: now.Epoch, Coordinator: now.Coordinator}
 		return stale
 	})
@@ -200,7 +202,7 @@ func (ps *planStore) write(ctx context.Context, p plan) error {
 	return nil
 }
 
-// readPlan reads run's plan (any replica answers: the bucket allows direct gets).
+// readPlan reads run's plan from its bucket's leader (leaderGet: not a lagging replica's).
 func readPlan(ctx context.Context, js jetstream.JetStream, run string) (plan, jetstream.KeyValue, error) {
 	var p plan
 	var kv jetstream.KeyValue
@@ -211,11 +213,11 @@ func readPlan(ctx context.Context, js jetstream.JetStream, run string) (plan, je
 				return err
 			}
 		}
-		e, err := kv.Get(c, "plan")
+		v, _, err := leaderGet(c, js, planBucket(run), "plan")
 		if err != nil {
 			return err
 		}
-		return json.Unmarshal(e.Value(), &p)
+		return json.Unmarshal(v, &p)
 	})
 	return p, kv, err
 }
@@ -430,4 +432,49 @@ func fewerReplicas(err error, replicas int) int {
 		return 1
 	}
 	return replicas
+}
+
+// leaderGet reads key of KV bucket from its stream's leader: the value, its revision, and
+// jetstream.ErrKeyNotFound for a key absent or deleted, jetstream.ErrBucketNotFound for a
+// bucket gone. A KV bucket allows direct gets, which any replica answers, and a replica that
+// lags (one on a node that was just restarted) answers with an older value or none: a
+// compare-and-set, or a decision that the run moved on or ended, must not rest on that.
+func leaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) ([]byte, uint64, error) {
+	req, err := json.Marshal(map[string]string{"last_by_subj": "$KV." + bucket + "." + key})
+	if err != nil {
+		return nil, 0, err
+	}
+	msg, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+bucket, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	var resp struct {
+		Message *struct {
+			Seq  uint64 `json:"seq"`
+			Hdrs []byte `json:"hdrs"`
+			Data []byte `json:"data"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return nil, 0, fmt.Errorf("read %s of bucket %s: %w", key, bucket, err)
+	}
+	switch {
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return nil, 0, jetstream.ErrKeyNotFound
+	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeStreamNotFound:
+		return nil, 0, jetstream.ErrBucketNotFound
+	case resp.Error != nil:
+		return nil, 0, resp.Error
+	case resp.Message == nil:
+		return nil, 0, fmt.Errorf("read %s of bucket %s: no message in the answer", key, bucket)
+	}
+	if len(resp.Message.Hdrs) > 0 {
+		if h, err := nats.DecodeHeadersMsg(resp.Message.Hdrs); err == nil {
+			if op := h.Get("KV-Operation"); op == "DEL" || op == "PURGE" {
+				return nil, 0, jetstream.ErrKeyNotFound
+			}
+		}
+	}
+	return resp.Message.Data, resp.Message.Seq, nil
 }

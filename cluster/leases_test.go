@@ -55,7 +55,7 @@ func TestPlanCompareAndSet(t *testing.T) {
 	if err := a.write(ctx, p); err != nil {
 		t.Fatalf("epoch 1: %v", err)
 	}
-	stale := &planStore{kv: a.kv, rev: a.rev} // a coordinator that wrote epoch 1 and then was cut off
+	stale := &planStore{kv: a.kv, js: a.js, bucket: a.bucket, rev: a.rev} // a coordinator that wrote epoch 1 and then was cut off
 	p.Epoch, p.Members = 2, []string{"n1"}
 	if err := a.write(ctx, p); err != nil {
 		t.Fatalf("epoch 2: %v", err)
@@ -73,7 +73,7 @@ func TestPlanCompareAndSet(t *testing.T) {
 		t.Fatalf("a second coordinator's first write: %v, want a StalePlanError", err)
 	}
 	// A's reply was lost: A writes the same plan again over the revision before.
-	retried := &planStore{kv: a.kv, rev: stale.rev}
+	retried := &planStore{kv: a.kv, js: a.js, bucket: a.bucket, rev: stale.rev}
 	if err := retried.write(ctx, p); err != nil || retried.rev != a.rev {
 		t.Fatalf("a retried write: %v (revision %d, want %d)", err, retried.rev, a.rev)
 	}
@@ -361,5 +361,39 @@ func TestFewerReplicas(t *testing.T) {
 		if got := fewerReplicas(tc.err, tc.replicas); got != tc.want {
 			t.Errorf("%s: got %d replicas, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestLeaderGet: the leader's read of a plan bucket's key gives its value and revision, not
+// found for a key never written or deleted, and bucket not found once the bucket is gone.
+func TestLeaderGet(t *testing.T) {
+	_, js := jetStream(t)
+	ctx := context.Background()
+	ps, err := openPlan(ctx, js, "r2", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.write(ctx, plan{Run: "r2", Epoch: 3, Coordinator: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	v, rev, err := leaderGet(ctx, js, planBucket("r2"), "plan")
+	var p plan
+	if err != nil || json.Unmarshal(v, &p) != nil || p.Epoch != 3 || rev != ps.rev {
+		t.Fatalf("got %q revision %d, %v; want epoch 3 at revision %d", v, rev, err, ps.rev)
+	}
+	if _, _, err := leaderGet(ctx, js, planBucket("r2"), "run"); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("a key never written: got %v, want key not found", err)
+	}
+	if err := ps.kv.Delete(ctx, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := leaderGet(ctx, js, planBucket("r2"), "plan"); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("a key deleted: got %v, want key not found", err)
+	}
+	if err := js.DeleteKeyValue(ctx, planBucket("r2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := leaderGet(ctx, js, planBucket("r2"), "plan"); !errors.Is(err, jetstream.ErrBucketNotFound) {
+		t.Errorf("a bucket gone: got %v, want bucket not found", err)
 	}
 }

@@ -106,19 +106,19 @@ func (co *coordinator) resumeRun(ctx context.Context, opts *checker.Options, wan
 				return err
 			}
 		}
-		e, err := kv.Get(c, "plan")
+		v, r, err := leaderGet(c, co.js, planBucket(run), "plan") // its revision is the compare-and-set's
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(e.Value(), &p); err != nil {
+		if err := json.Unmarshal(v, &p); err != nil {
 			return fmt.Errorf("the plan of run %s: %w", run, err)
 		}
-		rev = e.Revision()
-		m, err := kv.Get(c, "run")
+		rev = r
+		m, _, err := leaderGet(c, co.js, planBucket(run), "run")
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(m.Value(), &meta); err != nil {
+		if err := json.Unmarshal(m, &meta); err != nil {
 			return fmt.Errorf("what run %s searches: %w", run, err)
 		}
 		return nil
@@ -135,7 +135,7 @@ func (co *coordinator) resumeRun(ctx context.Context, opts *checker.Options, wan
 	if p.Run != run || p.Epoch < 1 {
 		return 0, fmt.Errorf("--resume-run %s: the plan is of run %q at epoch %d", run, p.Run, p.Epoch)
 	}
-	co.plan = &planStore{kv: kv, rev: rev}
+	co.plan = &planStore{kv: kv, js: co.js, bucket: planBucket(run), rev: rev}
 	// The lease buckets of the run's epochs so far: this coordinator's come after them, and
 	// all are deleted when the run ends.
 	if n, err := strconv.Atoi(strings.TrimPrefix(p.Leases, "kmc-lease-"+run+"-")); err == nil && n > 0 {
@@ -242,7 +242,10 @@ func (co *coordinator) superseded(ctx context.Context, epoch int, res checker.Re
 	}
 	c, cancel := context.WithTimeout(ctx, jsAttempt)
 	defer cancel()
-	e, err := co.plan.kv.Get(c, "plan")
+	v, _, err := leaderGet(c, co.js, planBucket(co.run), "plan") // a lagging replica's answer could look like the run moved on or ended
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		err = jetstream.ErrKeyNotFound
+	}
 	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		// A bucket deleted answers no request: is it gone?
 		if _, kerr := co.js.KeyValue(c, planBucket(co.run)); errors.Is(kerr, jetstream.ErrBucketNotFound) {
@@ -256,7 +259,7 @@ func (co *coordinator) superseded(ctx context.Context, epoch int, res checker.Re
 		return nil // not known: the epoch's failure is handled as a lost node
 	}
 	var now plan
-	if json.Unmarshal(e.Value(), &now) == nil && (now.Epoch > epoch || now.Coordinator != co.id) {
+	if json.Unmarshal(v, &now) == nil && (now.Epoch > epoch || now.Coordinator != co.id) {
 		return &SupersededError{Run: co.run, Epoch: epoch, Now: now.Epoch, Coordinator: now.Coordinator}
 	}
 	return nil
