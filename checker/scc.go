@@ -148,7 +148,11 @@ func (s *frameStack) push(f sccFrame) {
 // on top.
 func (s *frameStack) grow() {
 	buf := s.chunks[s.lo]
-	if s.failed(s.file()) || s.failed2(s.f.WriteAt(frameBytes(buf), int64(s.lo)*16*frameChunk)) {
+	err := s.file()
+	if err == nil {
+		_, err = s.f.WriteAt(frameBytes(buf), int64(s.lo)*16*frameChunk)
+	}
+	if s.failed(err) {
 		s.chunks = append(s.chunks, make([]sccFrame, frameChunk))
 		return
 	}
@@ -207,8 +211,6 @@ func (s *frameStack) failed(err error) bool {
 	}
 	return true
 }
-
-func (s *frameStack) failed2(_ int, err error) bool { return s.failed(err) }
 
 // release lets the chunks go and closes the file (the stack must be empty).
 func (s *frameStack) release() {

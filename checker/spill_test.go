@@ -6,31 +6,18 @@ import (
 	"testing"
 )
 
-// checkMapped is Check, and reports whether the liveness phase read the graph from the
-// spill file's mapping.
-func checkMapped[S any](m Model[S], props []Property[S], opts Options) (Result, bool) {
+// checkSpilled is Check, and reports whether the liveness phase read the graph from the
+// spill file's mapping and whether the fingerprint set went to disk.
+func checkSpilled[S any](m Model[S], props []Property[S], opts Options) (res Result, mapped, setOnDisk bool) {
 	e, res, ok := newEngine(m, props, opts)
 	if !ok {
-		return res, false
+		return res, false, false
 	}
 	res = e.run()
-	mapped := e.es.mapped()
+	mapped, setOnDisk = e.es.mapped(), e.set.spilled()
 	e.es.close()
 	e.set.closeSpill()
-	return res, mapped
-}
-
-// checkSetSpilled is Check, and reports whether the fingerprint set went to disk.
-func checkSetSpilled[S any](m Model[S], props []Property[S], opts Options) (Result, bool) {
-	e, res, ok := newEngine(m, props, opts)
-	if !ok {
-		return res, false
-	}
-	res = e.run()
-	spilled := e.set.spilled()
-	e.es.close()
-	e.set.closeSpill()
-	return res, spilled
+	return res, mapped, setOnDisk
 }
 
 // spillCase checks m with props twice for each worker count, with the liveness graph in
@@ -45,7 +32,7 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 		opts.SpillBytes = -1
 		plain := Check(m, props, opts)
 		opts.SpillBytes = 1
-		spilled, mapped := checkMapped(m, props, opts)
+		spilled, mapped, _ := checkSpilled(m, props, opts)
 		if want := spilled.Stats.GraphSpilled > 0 && mapsFiles; mapped != want {
 			t.Errorf("%s w=%d: got the graph mapped %v, want %v", name, w, mapped, want)
 		}
@@ -69,7 +56,7 @@ func spillCase[S any](t *testing.T, name string, m Model[S], props []Property[S]
 		// (forceSetSpill), with the graph on disk too.
 		// The call stack spills too, past one chunk in memory.
 		forceSetSpill, keepChunks = true, 1
-		setSpilled, onDisk := checkSetSpilled(m, props, opts)
+		setSpilled, _, onDisk := checkSpilled(m, props, opts)
 		forceSetSpill, keepChunks = false, 16
 		if onDisk != mapsFiles {
 			t.Errorf("%s w=%d: got the set spilled %v, want %v", name, w, onDisk, mapsFiles)
