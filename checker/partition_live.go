@@ -171,15 +171,21 @@ func (p *part[S]) sendIdx(off, keep uint64) error {
 			w.b = appendUvarint(w.b, x-prev)
 			prev = x
 		}
-		if o == p.me {
-			if err := p.takeIdx(&rd{b: w.b[1:]}); err != nil {
-				return err
-			}
-		} else if _, err := p.t.Call(o, w.b); err != nil {
+		if err := p.deliver(o, w.b, p.takeIdx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deliver sends message msg (its first byte the operation) to part to, or, to this part
+// itself, hands its body to take.
+func (p *part[S]) deliver(to int, msg []byte, take func(*rd) error) error {
+	if to == p.me {
+		return take(&rd{b: msg[1:]})
+	}
+	_, err := p.t.Call(to, msg)
+	return err
 }
 
 // takeIdx writes a claimant's winners' indices into this owner's seen set.
@@ -259,11 +265,7 @@ func (p *part[S]) answer() error {
 				}
 				w.b = appendUvarint(w.b, x)
 			}
-			if c == p.me {
-				if err := p.takeAns(&rd{b: w.b[1:]}); err != nil {
-					return err
-				}
-			} else if _, err := p.t.Call(c, w.b); err != nil {
+			if err := p.deliver(c, w.b, p.takeAns); err != nil {
 				return err
 			}
 		}
