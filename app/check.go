@@ -60,7 +60,8 @@ type CheckResult struct {
 	// Fairness is the fairness a check with a liveness property assumed; nil without one.
 	Fairness *Fairness
 	// Branches are the counts of the model's switch branches and guard refusals over the
-	// search (specs.BranchCounter), nil when the model counts none or the search resumed.
+	// search (specs.BranchCounter), a resumed checkpoint's and every part's included; nil
+	// when the model counts none, or the search resumed a checkpoint without them.
 	Branches []specs.BranchCount
 	// Written are the counterexample's files (with Out), or WriteErr why they could not
 	// be written: the result stands either way.
@@ -161,8 +162,8 @@ func Check(ctx context.Context, spec *specs.Spec, name string, o CheckOptions) (
 	res.Result, res.Interrupted = interrupted(ctx, found)
 	restore()
 	emit(Searched{})
-	if bc, ok := r.(specs.BranchCounter); ok && o.Resume == "" {
-		res.Branches = bc.Branches()
+	if bc, ok := r.(specs.BranchCounter); ok {
+		res.Branches = bc.Branches(res.Result.Tallies)
 	}
 	res.Expectation = expect(spec, c, res.Result, res.Branches)
 	if res.Verdict == checker.Violated && res.Trace != nil && o.Out != "" {

@@ -156,7 +156,7 @@ func Suite(ctx context.Context, dir string, o SuiteOptions) (*SuiteResult, error
 			res.Checks++
 			var branches []specs.BranchCount
 			if bc, ok := r.(specs.BranchCounter); ok {
-				branches = bc.Branches()
+				branches = bc.Branches(row.Result.Tallies)
 			}
 			row.Expectation = expect(row.Spec, row.Check, row.Result, branches)
 			row.Differs = append(row.Differs, porDiffs...)

@@ -308,7 +308,7 @@ func runPoint(ctx context.Context, path string, src []byte, sets []string, axes 
 	restore()
 	var branches []specs.BranchCount
 	if bc, ok := r.(specs.BranchCounter); ok {
-		branches = bc.Branches()
+		branches = bc.Branches(res.Tallies)
 	}
 	p.Vacuous = append(spec.Vacuity(c.Config, res), spec.BranchVacuity(c.Config, res, branches)...)
 	p.Verdict, p.Property, p.Reason = res.Verdict, res.Property, res.Reason

@@ -61,6 +61,10 @@ import "time"
 //     (Enabling), which may be fewer than the groups that write what it reads; a step of
 //     another group must leave the guard false and the declared set no larger.
 //     CheckIndependence checks each on every reachable state of a configuration.
+//  10. A model may count events of its own while it searches (Tallier: the Kafka model's
+//     fix branches and guard refusals), the one side effect item 1 allows: counting
+//     changes no successor. The engine carries the counts through checkpoints and across
+//     the parts of a partitioned search, which must each have a model of their own.
 type Model[S any] interface {
 	// Init appends the initial states to buf.
 	Init(buf []S) []S
@@ -141,6 +145,19 @@ type Bounded[S any] interface {
 // (Independent) and of what properties read (Property.Reads): a broker's log, a channel of
 // the network, a counter. A plain array, so that models need not import checker.
 type Objects = [4]uint64
+
+// Tallier is a model that counts events of its own while a search expands its states (the
+// Kafka model: the firings of each fix switch's branches and each guard's refusals), in the
+// model rather than in the engine. The engine carries the counts where a search leaves one
+// process or one run, so that they are those of one process never stopped: a partitioned
+// search's parts send what their models counted with each level's commit and the
+// coordinator adds it up, a checkpoint holds the sum so far, and a resumed search starts
+// from it (Result.Tallies). The model counts by atomic adds from every worker at once.
+type Tallier interface {
+	// Tallies appends the model's counts so far to dst, the same number of them through a
+	// search, and returns dst unchanged when the model counts nothing in this search.
+	Tallies(dst []uint64) []uint64
+}
 
 // Independent is implemented by models that declare the independence of their steps
 // (contract item 9), for the partial-order reduction of safety searches (Options.POR).
@@ -520,6 +537,10 @@ type Result struct {
 	// Coverage, with Options.Coverage, has one entry per kind of action, in ActionKinds
 	// order, over the states this search expanded.
 	Coverage []KindCoverage
+	// Tallies, when the model is a Tallier that counted in this search, are its counts over
+	// the whole search: a resumed snapshot's, and every part's of a partitioned search,
+	// included. Nil when it counted nothing, or resumed a snapshot without its counts.
+	Tallies []uint64
 	// Taken, with Options.Vacuity or Coverage, says per kind of action (ActionKinds order)
 	// whether the search took a step of it.
 	Taken []bool

@@ -1,5 +1,7 @@
 package checker
 
+import "sync"
+
 // Bind binds a model to its properties with the state type hidden.
 func Bind[S any](m Model[S], props []Property[S]) Runnable {
 	return &bound[S]{m: m, props: props}
@@ -8,6 +10,8 @@ func Bind[S any](m Model[S], props []Property[S]) Runnable {
 type bound[S any] struct {
 	m     Model[S]
 	props []Property[S]
+	mu    sync.Mutex
+	parts int // made by NewPart (countPart)
 }
 
 func (b *bound[S]) Check(opts Options) Result { return Check(b.m, b.props, opts) }

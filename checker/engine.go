@@ -25,6 +25,9 @@ func Check[S any](m Model[S], props []Property[S], opts Options) Result {
 			res.Vacuous = e.vacuous(res.Stats.Distinct)
 		}
 	}
+	if e.counting()&countTally != 0 {
+		res.Tallies = e.tallies()
+	}
 	res.Stats.Symmetry, res.Stats.Deferred = e.sym != nil, e.dfr != nil
 	if e.por != nil {
 		res.Stats.POR = true
@@ -221,9 +224,14 @@ type engine[S any] struct {
 	// What a resumed snapshot counted of the steps taken (Snapshot.counted, taken, cov), and
 	// whether a snapshot with 64-bit parent links is taken over as it is (the coordinator of
 	// a partitioned search keeps them; the single-process engine narrows them).
-	counted  byte
-	taken0   [4]uint64
-	cov0     []int64
+	counted byte
+	taken0  [4]uint64
+	cov0    []int64
+	tally0  []uint64 // the model's own counts (Tallier) of a resumed snapshot
+	// tshare reads the model's own counts (Tallier) from the engine's start, nil when it
+	// counts nothing; tallySum is what its takes returned so far.
+	tshare   *tallyReader
+	tallySum []uint64
 	wideOK   bool
 	orbits   int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
 	spilled  int64 // bytes written by the frontiers' spill files
@@ -241,7 +249,7 @@ const (
 )
 
 func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S], Result, bool) {
-	e := &engine[S]{m: m, props: props, opts: opts, edgeDouble: true}
+	e := &engine[S]{m: m, props: props, opts: opts, edgeDouble: true, tshare: newTallyReader(m)}
 	e.workers = opts.Workers
 	if e.workers <= 0 {
 		e.workers = runtime.NumCPU()

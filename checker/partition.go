@@ -112,6 +112,9 @@ func (b *bound[S]) ReducesPOR(opts Options) bool {
 }
 
 func (b *bound[S]) NewPart(opts Options, parts, index int, t Transport) (Part, error) {
+	if err := b.countPart(); err != nil {
+		return nil, err
+	}
 	return newPart(b.m, b.props, opts, parts, index, t)
 }
 
@@ -506,6 +509,15 @@ func (p *part[S]) record(w *wr, seg uint32, v gviolation) {
 	for _, t := range taken {
 		w.u64(t)
 	}
+	// What the part's model counted of its own (Tallier) since its last record: the piece's.
+	var d []uint64
+	if p.e.tshare != nil {
+		d = p.e.tshare.take()
+	}
+	w.u32(uint32(len(d)))
+	for _, v := range d {
+		w.u64(v)
+	}
 }
 
 // counters are the part's coverage counts (enabled, taken per kind) and taken bits so far.
@@ -723,6 +735,7 @@ type pieceRec struct {
 	viol   gviolation
 	cov    []int64
 	taken  [4]uint64
+	tally  []uint64 // the part's model's own counts (Tallier) in the piece
 }
 
 func readPieces(b []byte) ([]pieceRec, error) {
@@ -743,6 +756,14 @@ func readPieces(b []byte) ([]pieceRec, error) {
 		for j := range pr.taken {
 			pr.taken[j] = r.u64()
 		}
+		if n := int(r.u32()); n > len(r.b)/8 {
+			r.err = errors.New("partitioned search: a piece's counts of the model's own run past its message")
+		} else if n > 0 {
+			pr.tally = make([]uint64, n)
+			for k := range pr.tally {
+				pr.tally[k] = r.u64()
+			}
+		}
 		out = append(out, pr)
 	}
 	return out, r.err
@@ -762,6 +783,7 @@ type coordinator[S any] struct {
 	ckptLevel int
 	cov       []int64 // coverage counts through the stop, enabled and taken per kind
 	taken     [4]uint64
+	tally     []uint64  // the parts' counts of the model's own (Tallier) through the stop
 	live      liveCoord // the liveness graph's gathering (e.rec)
 }
 
@@ -821,8 +843,14 @@ func checkPartitionedEngine[S any](m Model[S], props []Property[S], opts Options
 		e.deadline = e.start.Add(opts.Time)
 	}
 	res = c.run()
+	if e.tshare != nil {
+		c.tally = addTallies(c.tally, e.tshare.take()) // the trace's replay, on this model
+	}
 	// The counts of the steps taken, a resumed snapshot's included (partition_ckpt.go).
-	counted, taken, cov := c.counts(c.rs)
+	counted, taken, cov, tallies := c.counts(c.rs)
+	if counted&countTally != 0 {
+		res.Tallies = tallies
+	}
 	if opts.Coverage && counted&countCoverage != 0 {
 		kinds := m.ActionKinds()
 		res.Coverage = make([]KindCoverage, len(kinds))
@@ -1017,6 +1045,11 @@ func (c *coordinator[S]) run() Result {
 				}
 			}
 			gen += last.genCum
+			for k := range pieces[i] {
+				if pr := &pieces[i][k]; pr.seg == ^uint32(0) || stop < 0 || int64(pr.seg) <= stop {
+					c.tally = addTallies(c.tally, pr.tally)
+				}
+			}
 			cov = addCov(cov, last.cov, i == 0)
 			if i == 0 {
 				taken = [4]uint64{}

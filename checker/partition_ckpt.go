@@ -161,6 +161,7 @@ type resumedState struct {
 	counted byte
 	taken   [4]uint64
 	cov     []int64
+	tallies []uint64
 }
 
 // nlinks is the number of the snapshot's states, whose links the coordinator keeps.
@@ -208,7 +209,7 @@ func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	}
 	e.links = parentLinks{}
 	rs.curAt, rs.nextAt = curAt-first, nextAt-first
-	rs.counted, rs.taken, rs.cov = e.counting(), e.taken0, e.cov0
+	rs.counted, rs.taken, rs.cov, rs.tallies = e.counting(), e.taken0, e.cov0, e.tally0
 	rs.orbits, rs.qx, rs.best, rs.depth = e.orbits, p.queueExtra, p.best, p.depth
 	rs.gen, rs.distinct = e.generated, uint64(e.distinct)
 	for i := range e.someHit {
@@ -447,7 +448,7 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 	if e.sym == nil {
 		s.orbits = 0
 	}
-	s.counted, s.taken, s.cov = c.counts(rs)
+	s.counted, s.taken, s.cov, s.tallies = c.counts(rs)
 	e.opts.Checkpoint(s)
 	s.done = true
 	c.ckptLevel = depth
@@ -457,11 +458,18 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 
 // counts is what the search has counted of the steps taken so far, the resumed snapshot's
 // included (see Snapshot.counted): the parts' counts through the levels expanded.
-func (c *coordinator[S]) counts(rs *resumedState) (byte, [4]uint64, []int64) {
+func (c *coordinator[S]) counts(rs *resumedState) (byte, [4]uint64, []int64, []uint64) {
 	e := c.e
 	counted := e.counting()
 	if rs != nil {
 		counted &= rs.counted
+	}
+	var tallies []uint64
+	if counted&countTally != 0 {
+		tallies = addTallies(nil, c.tally)
+		if rs != nil {
+			tallies = addTallies(tallies, rs.tallies)
+		}
 	}
 	var taken [4]uint64
 	var cov []int64
@@ -487,7 +495,7 @@ func (c *coordinator[S]) counts(rs *resumedState) (byte, [4]uint64, []int64) {
 			}
 		}
 	}
-	return counted, taken, cov
+	return counted, taken, cov, tallies
 }
 
 // finishes adds up the parts' replies to opFinish: the Sometimes properties witnessed and the

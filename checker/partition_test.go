@@ -23,12 +23,19 @@ func (t *memTransport) Call(to int, req []byte) ([]byte, error) {
 	return t.parts[to].Handle(req)
 }
 
+// freshModel is a test model that gives each part a model of its own (a Tallier must).
+type freshModel[S any] interface{ fresh() Model[S] }
+
 func partitioned[S any](t *testing.T, m Model[S], props []Property[S], opts Options, w int, dup bool) Result {
 	t.Helper()
 	b := Bind(m, props).(Partitioner)
 	tr := &memTransport{dup: dup}
 	for i := range w {
-		p, err := b.NewPart(opts, w, i, tr)
+		pb := b
+		if f, ok := any(m).(freshModel[S]); ok {
+			pb = Bind(f.fresh(), props).(Partitioner)
+		}
+		p, err := pb.NewPart(opts, w, i, tr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -214,6 +214,9 @@ func toVersion3(t testing.TB, b []byte) []byte {
 		t.Fatal("a wide snapshot has no version 3 form")
 	}
 	tail := 1 + 8*4 + 8 + 8*len(s.cov) + 8 + 1
+	if s.counted&countTally != 0 {
+		tail += 8 + 8*len(s.tallies)
+	}
 	off := sectionOffset(t, b, "HEAD")
 	n := int(binary.LittleEndian.Uint64(b[off+4:]))
 	out := append([]byte(nil), b[:off+12+n-tail]...)

@@ -63,6 +63,8 @@ type Snapshot struct {
 	counted byte
 	taken   [4]uint64
 	cov     []int64
+	// tallies, with countTally, are the model's own counts so far (Tallier, Result.Tallies).
+	tallies []uint64
 	// first is the global index of state 0: 0, except in tests of a partitioned search
 	// (partIndexBase), which move every index beyond 32 bits. wide says the snapshot holds
 	// its parent links in par64 and ppos, 64-bit global indices, instead of links: a
@@ -117,9 +119,12 @@ const (
 	// its unreduced count.
 	snapVersion = 4
 	snapOldest  = 3
-	// countTaken and countCoverage are the bits of Snapshot.counted.
+	// countTaken, countCoverage and countTally are the bits of Snapshot.counted; a
+	// snapshot with countTally holds the model's own counts (Tallier) at the end of HEAD,
+	// and a kmc built before them refuses it by that bit.
 	countTaken    = 1
 	countCoverage = 2
+	countTally    = 4
 )
 
 // OneProcessStates is the most states the single-process engine numbers (its state indices
@@ -227,7 +232,7 @@ func (e *engine[S]) snapshot(cur *frontier, lo int, next *frontier, p *searchPos
 		set: &e.set, links: &e.links, cur: cur, curLo: lo, next: next,
 		curBase: uint64(expanded), nextBase: uint64(next.base), rec: e.rec, view: true,
 	}
-	s.counted, s.taken, s.cov = e.counts()
+	s.counted, s.taken, s.cov, s.tallies = e.counts()
 	for _, w := range e.ws {
 		s.reduced += w.reduced
 		s.proviso += w.proviso
@@ -336,6 +341,12 @@ func (s *Snapshot) head() []byte {
 	}
 	u64(s.first)
 	boolean(s.wide)
+	if s.counted&countTally != 0 {
+		u64(uint64(len(s.tallies)))
+		for _, v := range s.tallies {
+			u64(v)
+		}
+	}
 	return b
 }
 
@@ -949,7 +960,7 @@ func (in *snapIn) readHead(s *Snapshot) error {
 			var b []byte
 			if b, err = in.take(1); err == nil {
 				s.counted = b[0]
-				if s.counted&^(countTaken|countCoverage) != 0 {
+				if s.counted&^(countTaken|countCoverage|countTally) != 0 {
 					err = fmt.Errorf("section HEAD: counts flags %#x", s.counted)
 				}
 			}
@@ -967,6 +978,15 @@ func (in *snapIn) readHead(s *Snapshot) error {
 		}
 		s.first = small(u64(), "first state's index", maxGlobal)
 		s.wide = boolean()
+		if err == nil && s.counted&countTally != 0 {
+			var n int
+			if n, err = in.count("the model's own counts", 8); err == nil {
+				s.tallies = make([]uint64, 0, n)
+				for range n {
+					s.tallies = append(s.tallies, u64())
+				}
+			}
+		}
 	}
 	if err == nil && s.counted&countCoverage == 0 && len(s.cov) > 0 {
 		err = errors.New("section HEAD: coverage counts without the flag that says they were counted")
@@ -1261,8 +1281,12 @@ func (s *Snapshot) narrow() {
 // counts is what of the steps taken e's search has counted so far, for a snapshot (see
 // Snapshot.counted): the kinds taken and, with Options.Coverage, the per-kind counts, the
 // resumed snapshot's included.
-func (e *engine[S]) counts() (byte, [4]uint64, []int64) {
+func (e *engine[S]) counts() (byte, [4]uint64, []int64, []uint64) {
 	c := e.counting()
+	var tallies []uint64
+	if c&countTally != 0 {
+		tallies = e.tallies()
+	}
 	var taken [4]uint64
 	var cov []int64
 	if c&countTaken != 0 {
@@ -1278,7 +1302,14 @@ func (e *engine[S]) counts() (byte, [4]uint64, []int64) {
 			cov = append(cov, kc.Enabled, kc.Taken)
 		}
 	}
-	return c, taken, cov
+	return c, taken, cov, tallies
+}
+
+// tallies are the model's own counts (Tallier) through e's search so far, the resumed
+// snapshot's included.
+func (e *engine[S]) tallies() []uint64 {
+	e.tallySum = addTallies(e.tallySum, e.tshare.take())
+	return addTallies(addTallies(nil, e.tally0), e.tallySum)
 }
 
 // counting says what of the steps taken e's search counts through its whole run: the kinds
@@ -1292,8 +1323,14 @@ func (e *engine[S]) counting() byte {
 	if e.opts.Coverage {
 		c |= countCoverage
 	}
+	if e.tshare != nil {
+		c |= countTally
+	}
 	if e.opts.Resume != nil {
 		c &= e.counted
+		if e.opts.Coverage && e.counted&countCoverage == 0 {
+			c &^= countTally // marks that a branch fired, not counts to add to
+		}
 	}
 	return c
 }
@@ -1321,6 +1358,9 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	if len(s.someHit) != len(e.some) || s.rec != e.rec || len(s.flags) != len(e.live) {
 		return "the snapshot is of another search: its properties differ"
 	}
+	if s.counted&countTally != 0 && e.tshare != nil && len(s.tallies) != len(e.tshare.last) {
+		return fmt.Sprintf("the snapshot is of another search: it holds %d counts of the model's own, the model keeps %d", len(s.tallies), len(e.tshare.last))
+	}
 	if err := s.OneProcess(); err != nil && !e.wideOK {
 		return err.Error()
 	}
@@ -1333,7 +1373,7 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 		e.links = *s.links
 	}
 	*cur, *next = *s.cur, *s.next
-	e.counted, e.taken0, e.cov0 = s.counted, s.taken, s.cov
+	e.counted, e.taken0, e.cov0, e.tally0 = s.counted, s.taken, s.cov, s.tallies
 	e.generated, e.distinct, e.orbits = s.Generated, s.Distinct, s.orbits
 	e.reduced0, e.proviso0 = s.reduced, s.proviso
 	*p = searchPos{depth: s.Depth, queueExtra: s.queueExtra, best: s.best}

@@ -43,6 +43,9 @@ func sameResult(got, want Result) string {
 	if !reflect.DeepEqual(got.Coverage, want.Coverage) {
 		d = append(d, fmt.Sprintf("coverage %v, want %v", got.Coverage, want.Coverage))
 	}
+	if !reflect.DeepEqual(got.Tallies, want.Tallies) {
+		d = append(d, fmt.Sprintf("the model's own counts %v, want %v", got.Tallies, want.Tallies))
+	}
 	return strings.Join(d, "; ")
 }
 
@@ -376,6 +379,8 @@ func FuzzReadSnapshot(f *testing.F) {
 		f.Add(toVersion3(f, b.Bytes()))
 	}
 	Check(counters{N: 1}, []Property[cstate]{sumIs(100)}, Options{Workers: 1, Coverage: true, Vacuity: true, CheckpointAt: at2, Checkpoint: counts})
+	// A model's own counts (Tallier).
+	Check[cstate](newTallying(counters{N: 1}), []Property[cstate]{sumIs(100)}, Options{Workers: 1, Coverage: true, CheckpointAt: at2, Checkpoint: counts})
 	defer func(b uint64) { partIndexBase = b }(partIndexBase)
 	partIndexBase = 1<<32 - 37
 	b := Bind(counters{N: 1}, []Property[cstate]{sumIs(100)}).(Partitioner)

@@ -245,12 +245,15 @@ type BranchCount struct {
 	Hits   uint64
 }
 
-// BranchCounter is a Runnable whose model counts, during a Check with Options.Vacuity or
-// Options.Coverage, each branch its fix switches add and each refusal of its guards: kmc
-// check's vacuity says a switch whose branches never fired, --coverage prints the counts.
+// BranchCounter is a Runnable whose model counts, during a search with Options.Vacuity or
+// Options.Coverage, each branch its fix switches add and each refusal of its guards, kept
+// by the engine as the search's Result.Tallies (checker.Tallier: summed over the parts of
+// a partitioned search, carried through checkpoints): kmc check's vacuity says a switch
+// whose branches never fired, --coverage prints the counts.
 type BranchCounter interface {
 	checker.Runnable
-	// Branches are the counts of the last Check, switches' branches first; nil when it
-	// counted nothing (neither Vacuity nor Coverage).
-	Branches() []BranchCount
+	// Branches names a search's counts (its Result.Tallies), switches' branches first; nil
+	// when it counted nothing (neither Vacuity nor Coverage, or it resumed a checkpoint
+	// without them). With Vacuity alone a count says only whether the branch fired (> 0).
+	Branches(tallies []uint64) []BranchCount
 }

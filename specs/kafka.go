@@ -236,39 +236,65 @@ func buildKafka(cfg Config) (checker.Runnable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	return &kafkaRunnable{Runnable: r, m: m}, nil
+	return &kafkaRunnable{Runnable: r, m: m, cfg: cfg}, nil
 }
 
 // kafkaRunnable counts the model's branches and guards during a search that asks for
 // vacuity or coverage (BranchCounter).
 type kafkaRunnable struct {
 	checker.Runnable
-	m       *kafka.Model
-	counted bool
+	m   *kafka.Model
+	cfg Config
+}
+
+// countMode is how the model counts its branches in a search with opts.
+func countMode(opts checker.Options) int {
+	switch {
+	case opts.Coverage:
+		return kafka.Counted
+	case opts.Vacuity:
+		return kafka.Fired
+	}
+	return kafka.NotCounted
 }
 
 func (r *kafkaRunnable) Check(opts checker.Options) checker.Result {
-	r.counted = opts.Vacuity || opts.Coverage
-	mode := kafka.NotCounted
-	switch {
-	case opts.Coverage:
-		mode = kafka.Counted
-	case opts.Vacuity:
-		mode = kafka.Fired
-	}
-	r.m.CountBranches(mode)
+	r.m.CountBranches(countMode(opts))
 	defer r.m.CountBranches(kafka.NotCounted)
-	return r.Runnable.Check(opts)
+	return marked(r.Runnable.Check(opts), opts)
+}
+
+// marked is res with its counts of the model's own as one process counts them: with
+// Vacuity alone the model marks a branch fired (1) rather than counting it, and the
+// engine's sum over parts or over a resume is then how many marked it.
+func marked(res checker.Result, opts checker.Options) checker.Result {
+	if countMode(opts) == kafka.Fired {
+		for i, v := range res.Tallies {
+			res.Tallies[i] = min(v, 1)
+		}
+	}
+	return res
 }
 
 // The engine's optional interfaces of the bound model, forwarded (the wrapper would hide
 // them): partitioned searches and simulation blocks (cluster), the reduction's question.
+// A part searches on a model of its own, which counts the branches the part fires for the
+// coordinator to add up (checker.Tallier): the parts of one process (--partitions) must not
+// count into one model.
 func (r *kafkaRunnable) NewPart(opts checker.Options, parts, index int, t checker.Transport) (checker.Part, error) {
-	return r.Runnable.(checker.Partitioner).NewPart(opts, parts, index, t)
+	own, err := buildKafka(r.cfg)
+	if err != nil {
+		return nil, err
+	}
+	k := own.(*kafkaRunnable)
+	k.m.CountBranches(countMode(opts))
+	return k.Runnable.(checker.Partitioner).NewPart(opts, parts, index, t)
 }
 
 func (r *kafkaRunnable) CheckPartitioned(opts checker.Options, parts int, t checker.Transport) checker.Result {
-	return r.Runnable.(checker.Partitioner).CheckPartitioned(opts, parts, t)
+	r.m.CountBranches(countMode(opts))
+	defer r.m.CountBranches(kafka.NotCounted)
+	return marked(r.Runnable.(checker.Partitioner).CheckPartitioned(opts, parts, t), opts)
 }
 
 func (r *kafkaRunnable) SimulateBlock(opts checker.SimOptions) (checker.SimResult, []byte) {
@@ -279,12 +305,9 @@ func (r *kafkaRunnable) ReducesPOR(opts checker.Options) bool {
 	return r.Runnable.(checker.Reducer).ReducesPOR(opts)
 }
 
-func (r *kafkaRunnable) Branches() []BranchCount {
-	if !r.counted {
-		return nil
-	}
+func (r *kafkaRunnable) Branches(tallies []uint64) []BranchCount {
 	var out []BranchCount
-	for _, b := range r.m.Branches() {
+	for _, b := range r.m.BranchesOf(tallies) {
 		out = append(out, BranchCount{Switch: b.Switch, Guard: b.Guard, Branch: b.Branch, On: b.On, Hits: b.Hits})
 	}
 	return out

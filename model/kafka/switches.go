@@ -299,19 +299,44 @@ type BranchCount struct {
 }
 
 // Branches are the counts of every switch's branches (registration order), then of every
-// guard's refusals (Guards order), since CountBranches(true).
+// guard's refusals (Guards order), since CountBranches turned counting on.
 func (m *Model) Branches() []BranchCount {
+	t := make([]uint64, len(m.hits))
+	for i := range m.hits {
+		t[i] = atomic.LoadUint64(&m.hits[i])
+	}
+	return m.BranchesOf(t)
+}
+
+// Tallies appends the counts of Branches, in its order, to dst; dst unchanged when counting
+// is off (checker.Tallier: the engine carries them across the parts of a partitioned search
+// and through checkpoints).
+func (m *Model) Tallies(dst []uint64) []uint64 {
+	if m.count == NotCounted {
+		return dst
+	}
+	for i := range m.hits {
+		dst = append(dst, atomic.LoadUint64(&m.hits[i]))
+	}
+	return dst
+}
+
+// BranchesOf names counts t, in the order of Tallies (a search's, summed over its parts and
+// its resumes): nil when t is not one count per branch and guard.
+func (m *Model) BranchesOf(t []uint64) []BranchCount {
+	if len(t) != len(m.hits) {
+		return nil
+	}
 	var out []BranchCount
 	for i, b := range registry.branches {
 		if i >= len(m.hits)-int(NumGuards) {
 			break // registered after the model was built
 		}
-		out = append(out, BranchCount{Switch: b.sw.Name, Branch: b.name, On: m.on(b.sw), Hits: atomic.LoadUint64(&m.hits[i])})
+		out = append(out, BranchCount{Switch: b.sw.Name, Branch: b.name, On: m.on(b.sw), Hits: t[i]})
 	}
 	base := len(m.hits) - int(NumGuards)
 	for g := Guard(0); g < NumGuards; g++ {
-		out = append(out, BranchCount{Guard: Guards[g].Name, Branch: "refused", On: m.C.guardIn(g, &m.p) == "",
-			Hits: atomic.LoadUint64(&m.hits[base+int(g)])})
+		out = append(out, BranchCount{Guard: Guards[g].Name, Branch: "refused", On: m.C.guardIn(g, &m.p) == "", Hits: t[base+int(g)]})
 	}
 	return out
 }
