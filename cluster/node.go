@@ -509,6 +509,11 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		if first, err = co.resumeRun(ctx, &opts, metaOf(cr, opts)); err != nil {
 			return checker.Result{}, Wire{}, err
 		}
+		for _, f := range removeLeftRollbacks(co.run) {
+			if cr.Log != nil {
+				fmt.Fprintf(cr.Log, "kmc: removed %s, the rollback file of an earlier coordinator of run %s\n", f, co.run)
+			}
+		}
 	} else if !co.single {
 		planMade := make(chan error, 1)
 		go func() {

@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,5 +100,41 @@ func TestResumeRunPlan(t *testing.T) {
 	}
 	if err := old.superseded(ctx, 1, failed, nil); !errors.As(err, &se) || se.Now != 0 || !strings.Contains(err.Error(), "its plan is gone") {
 		t.Errorf("after the run ended: %v, want a SupersededError saying the plan is gone", err)
+	}
+}
+
+// TestRemoveLeftRollbacks: a coordinator that takes run over removes the rollback files its
+// earlier coordinators left in this machine's temporary folder, and nothing else: not
+// another run's, not a file kmc did not name so, not a path that a run id with other
+// characters than hexadecimal digits would reach.
+func TestRemoveLeftRollbacks(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	names := []string{
+		rollbackPrefix("0a1b") + "123.kmcs", rollbackPrefix("0a1b") + "456.kmcs", // the run's: removed
+		rollbackPrefix("0a1bc") + "1.kmcs", // another run's
+		rollbackPrefix("ffff") + "1.kmcs",
+		"kmc-rollback-0a1b.kmcs", // not a name kmc gives
+		rollbackPrefix("0a1b") + "1.txt",
+	}
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := removeLeftRollbacks("0a1b")
+	if len(got) != 2 || filepath.Base(got[0]) != names[0] || filepath.Base(got[1]) != names[1] {
+		t.Errorf("removed %q, want the first two of %q", got, names)
+	}
+	for i, n := range names {
+		_, err := os.Stat(filepath.Join(dir, n))
+		if gone := os.IsNotExist(err); gone != (i < 2) {
+			t.Errorf("%s: removed %v", n, gone)
+		}
+	}
+	for _, run := range []string{"", "*", "../0a1b", "0A1B"} {
+		if got := removeLeftRollbacks(run); got != nil {
+			t.Errorf("run %q removed %q", run, got)
+		}
 	}
 }

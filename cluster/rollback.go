@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +41,8 @@ type rollback struct {
 	js      jetstream.JetStream
 	log     io.Writer
 	seq     int
-	file    string // the file that keeps the checkpoint
+	run     string
+	file    string // the file that keeps the checkpoint: rollbackPrefix(run)*.kmcs
 	putting atomic.Bool
 	ctx     context.Context // of the copies, ended by close
 	cancel  context.CancelFunc
@@ -61,7 +64,7 @@ func newRollback(nc *nats.Conn, run string, nodes int, every time.Duration, log 
 	case every < 0:
 		every = 0
 	}
-	rb := &rollback{every: every, log: log, bucket: "kmc-ckpt-" + run, last: time.Now()}
+	rb := &rollback{every: every, log: log, bucket: "kmc-ckpt-" + run, run: run, last: time.Now()}
 	rb.ctx, rb.cancel = context.WithCancel(context.Background())
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -133,7 +136,7 @@ func (rb *rollback) store(s *checker.Snapshot) {
 	rb.last = time.Now()
 	rb.seq++
 	if rb.file == "" {
-		f, err := os.CreateTemp("", "kmc-rollback-*.kmcs")
+		f, err := os.CreateTemp("", rollbackPrefix(rb.run)+"*.kmcs")
 		if err != nil {
 			rb.mu.Lock()
 			rb.err = err
@@ -258,4 +261,25 @@ func (rb *rollback) load() (*checker.Snapshot, error) {
 		return nil, fmt.Errorf("read the level checkpoint back from %s: %w", file, err)
 	}
 	return s, nil
+}
+
+// rollbackPrefix begins the name of the file in which a coordinator of run keeps its level
+// checkpoint, in this machine's temporary folder.
+func rollbackPrefix(run string) string { return "kmc-rollback-" + run + "-" }
+
+// removeLeftRollbacks removes the files that earlier coordinators of run left in this
+// machine's temporary folder (a coordinator killed cannot remove its own), and returns their
+// names. Only names kmc gives, of a run id of hexadecimal digits, are matched.
+func removeLeftRollbacks(run string) []string {
+	if run == "" || strings.Trim(run, "0123456789abcdef") != "" {
+		return nil
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), rollbackPrefix(run)+"*.kmcs"))
+	var out []string
+	for _, f := range left {
+		if os.Remove(f) == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
