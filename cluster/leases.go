@@ -332,6 +332,8 @@ type lease struct {
 type leaseHooks struct {
 	// pause holds the renewals of the lease on epoch back while it returns true.
 	pause func(epoch int) bool
+	// renewed hears of each renewal's outcome (nil: renewed).
+	renewed func(err error)
 }
 
 // takeLease creates node id's lease on epoch in bucket and renews it until ended, every
@@ -372,12 +374,10 @@ func takeLease(ctx context.Context, js jetstream.JetStream, bucket, id string, e
 			if hooks.pause != nil && hooks.pause(epoch) {
 				continue
 			}
+			// The renewal first, with a third of the TTL of its own: the check of the plan
+			// reads a replicated bucket, which may be slow to answer right after a node's
+			// loss, and must not take the renewal's time (a live node's lease expired so).
 			c, cancel := context.WithTimeout(ctx, ttl/3)
-			if err := check(c); err != nil {
-				cancel()
-				lost(err.Error())
-				return
-			}
 			pa, err := js.PublishMsg(c, &nats.Msg{Subject: subject, Data: []byte(id)},
 				jetstream.WithMsgTTL(ttl), jetstream.WithExpectLastSequencePerSubject(rev))
 			cancel()
@@ -389,6 +389,16 @@ func takeLease(ctx context.Context, js jetstream.JetStream, bucket, id string, e
 				return
 			case time.Since(last) > ttl:
 				lost(fmt.Sprintf("no renewal of its lease in %s (%v)", ttl, err))
+				return
+			}
+			if hooks.renewed != nil {
+				hooks.renewed(err)
+			}
+			c, cancel = context.WithTimeout(ctx, ttl/3)
+			err = check(c)
+			cancel()
+			if err != nil {
+				lost(err.Error())
 				return
 			}
 		}

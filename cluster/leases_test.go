@@ -397,3 +397,51 @@ func TestLeaderGet(t *testing.T) {
 		t.Errorf("a bucket gone: got %v, want bucket not found", err)
 	}
 }
+
+// TestLeaseSlowCheck: a node's lease is renewed while its check of the plan is slow (here:
+// it takes all the time it is given, as a read of the replicated plan bucket may right after
+// a node's loss). Before the renewal had its own time, the check took it, every renewal
+// failed, and the lease of a live node expired: the false losses of a cut search.
+func TestLeaseSlowCheck(t *testing.T) {
+	_, js := jetStream(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	kv, err := openLeases(ctx, js, "kmc-lease-t-3", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lw, err := newLeaseWatch(ctx, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lw.stop()
+	ectx, lost := context.WithCancelCause(ctx)
+	lw.watch(1, []string{"n1"}, lost)
+	var renewals, checks atomic.Int64
+	drops := make(chan string, 1)
+	slow := func(c context.Context) error {
+		<-c.Done()
+		checks.Add(1)
+		return nil // not known: the lease decides
+	}
+	hooks := leaseHooks{renewed: func(err error) {
+		if err == nil {
+			renewals.Add(1)
+		}
+	}}
+	l, err := takeLease(ctx, js, "kmc-lease-t-3", "n1", 1, time.Second, hooks, slow, func(why string) { drops <- why })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.end()
+	select {
+	case <-ectx.Done():
+		t.Fatalf("the node was named lost while its check was slow: %v", context.Cause(ectx))
+	case why := <-drops:
+		t.Fatalf("the node dropped its lease while its check was slow: %s", why)
+	case <-time.After(4 * time.Second):
+	}
+	if renewals.Load() < 3 || checks.Load() < 3 {
+		t.Errorf("%d renewals and %d checks in 4 s, want some of each", renewals.Load(), checks.Load())
+	}
+}
