@@ -61,7 +61,7 @@ browser:
 # 1,000 of each TLA+ port (make test runs 60 of the reference port's, 20 of Vanlightly's).
 por-diff:
 	KMC_POR_DIFF=1000 $(GO) test -count=1 -run 'PORDifferentialLong' ./model/twophase/
-	KMC_POR_DIFF=100 $(GO) test -count=1 -run 'PORDifferentialLong' ./model/kafka/
+	KMC_POR_DIFF=1000 $(GO) test -count=1 -run 'PORDifferentialLong' ./model/kafka/
 	KMC_POR_DIFF=1000 $(GO) test -count=1 -timeout 30m -run 'PORDifferentialLong' ./model/reference/ ./model/vanlightly/
 
 # The browser tests alone, in Chromium (installed first when missing, as make browser does).
