@@ -83,15 +83,15 @@ func TestPlanCompareAndSet(t *testing.T) {
 	}
 }
 
-// TestLeaseExpires: a lease renewed keeps its node a member; one whose renewals stop expires
-// within its TTL and a bit (the server's TTL is in seconds), the watch names the node, and
-// the node's next renewal is refused, which tells the node it has been dropped. Leases of
-// another epoch, or of nodes not members, are not watched.
-func TestLeaseExpires(t *testing.T) {
+// watchedLeases opens lease bucket on a JetStream of its own and watches the leases of
+// members on epoch: it returns the test's context, the JetStream, and the context that a
+// member's loss ends (its cause names the member).
+func watchedLeases(t *testing.T, bucket string, epoch int, members ...string) (context.Context, jetstream.JetStream, context.Context) {
+	t.Helper()
 	_, js := jetStream(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	kv, err := openLeases(ctx, js, "kmc-lease-t-1", "")
+	t.Cleanup(cancel)
+	kv, err := openLeases(ctx, js, bucket, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +99,18 @@ func TestLeaseExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lw.stop()
+	t.Cleanup(lw.stop)
 	ectx, lost := context.WithCancelCause(ctx)
-	lw.watch(2, []string{"n1", "n2"}, lost)
+	lw.watch(epoch, members, lost)
+	return ctx, js, ectx
+}
+
+// TestLeaseExpires: a lease renewed keeps its node a member; one whose renewals stop expires
+// within its TTL and a bit (the server's TTL is in seconds), the watch names the node, and
+// the node's next renewal is refused, which tells the node it has been dropped. Leases of
+// another epoch, or of nodes not members, are not watched.
+func TestLeaseExpires(t *testing.T) {
+	ctx, js, ectx := watchedLeases(t, "kmc-lease-t-1", 2, "n1", "n2")
 	var paused atomic.Bool
 	type drop struct {
 		id, why string
@@ -403,20 +412,7 @@ func TestLeaderGet(t *testing.T) {
 // a node's loss). Before the renewal had its own time, the check took it, every renewal
 // failed, and the lease of a live node expired: the false losses of a cut search.
 func TestLeaseSlowCheck(t *testing.T) {
-	_, js := jetStream(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	kv, err := openLeases(ctx, js, "kmc-lease-t-3", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lw, err := newLeaseWatch(ctx, kv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lw.stop()
-	ectx, lost := context.WithCancelCause(ctx)
-	lw.watch(1, []string{"n1"}, lost)
+	ctx, js, ectx := watchedLeases(t, "kmc-lease-t-3", 1, "n1")
 	var renewals, checks atomic.Int64
 	drops := make(chan string, 1)
 	slow := func(c context.Context) error {

@@ -491,9 +491,12 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 	}
 	defer nc.Close()
 	co.nc = nc
-	ids, err := findNodes(nc, cr.Nodes, cr.Wait)
+	ids, short, err := findNodes(nc, cr.Nodes, cr.Wait)
 	if err != nil {
 		return checker.Result{}, Wire{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
+	}
+	if short != "" && cr.Log != nil {
+		fmt.Fprintf(cr.Log, "kmc: %s\n", short)
 	}
 	if co.js, err = jetstream.New(nc); err != nil {
 		return checker.Result{}, Wire{}, err
@@ -559,7 +562,7 @@ func CheckCluster(r checker.Runnable, opts checker.Options, cr ClusterRun) (chec
 		if cr.Log != nil {
 			fmt.Fprintf(cr.Log, "kmc: %v\n", lost)
 		}
-		left, ferr := findNodes(nc, 0, 0)
+		left, _, ferr := findNodes(nc, 0, 0)
 		if ferr != nil {
 			return res, total, nil
 		}
@@ -847,8 +850,10 @@ func withTimeout(ctx context.Context, d time.Duration) context.Context {
 }
 
 // findNodes asks the nodes for their ids until n answer (n = 0: those that answer within
-// wait), and returns them sorted.
-func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
+// wait), and returns them sorted. When fewer than n answer within wait it returns those that
+// did, and short says so: a search gives the same result on any number of nodes, and one
+// that stopped just before the run began is one lost just after.
+func findNodes(nc *nats.Conn, n int, wait time.Duration) (ids []string, short string, err error) {
 	if wait <= 0 {
 		wait = 10 * time.Second
 		if n == 0 {
@@ -858,7 +863,7 @@ func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 	inbox := nats.NewInbox()
 	sub, err := nc.SubscribeSync(inbox)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer func() { _ = sub.Unsubscribe() }()
 	seen := map[string]bool{}
@@ -866,7 +871,7 @@ func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		if err := nc.PublishRequest(helloSubject, inbox, nil); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		round := time.Now().Add(500 * time.Millisecond)
 		for time.Now().Before(round) {
@@ -890,24 +895,24 @@ func findNodes(nc *nats.Conn, n int, wait time.Duration) ([]string, error) {
 			break
 		}
 	}
-	ids := make([]string, 0, len(seen))
+	ids = make([]string, 0, len(seen))
 	for id := range seen {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	left := ""
+	if len(other) > 0 {
+		left = " (nodes of another kmc build, left out: " + strings.Join(other, ", ") + ")"
+	}
 	switch {
-	case n > 0 && len(ids) < n:
-		msg := fmt.Sprintf("found %d nodes of this kmc build in %s, --nodes %d", len(ids), wait, n)
-		if len(other) > 0 {
-			msg += " (nodes of another kmc build, left out: " + strings.Join(other, ", ") + ")"
-		}
-		return nil, errors.New(msg)
 	case len(ids) == 0:
-		return nil, fmt.Errorf("found no kmc node in %s", wait)
+		return nil, "", fmt.Errorf("found no kmc node of this build in %s%s", wait, left)
+	case n > 0 && len(ids) < n:
+		short = fmt.Sprintf("found %d nodes of this kmc build in %s, --nodes %d%s: going on with %s", len(ids), wait, n, left, strings.Join(ids, ", "))
 	case n > 0:
 		ids = ids[:n]
 	}
-	return ids, nil
+	return ids, short, nil
 }
 
 // awaitParts waits until each of a run's parts answers on its subject through nc's server

@@ -81,9 +81,12 @@ func SimulateCluster(r checker.Runnable, opts checker.SimOptions, cr ClusterRun,
 		return checker.SimResult{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
 	}
 	defer nc.Close()
-	ids, err := findNodes(nc, cr.Nodes, cr.Wait)
+	ids, short, err := findNodes(nc, cr.Nodes, cr.Wait)
 	if err != nil {
 		return checker.SimResult{}, fmt.Errorf("--cluster %s: %w", cr.URL, err)
+	}
+	if short != "" && cr.Log != nil {
+		fmt.Fprintf(cr.Log, "kmc: %s\n", short)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

@@ -34,7 +34,7 @@ func (d *distFlags) add(fs *pflag.FlagSet) {
 }
 
 func (d *distFlags) addNodes(fs *pflag.FlagSet) {
-	fs.IntVar(&d.nodes, "nodes", 0, "with --cluster, use `N` nodes (default: every node that answers within 2s)")
+	fs.IntVar(&d.nodes, "nodes", 0, "with --cluster, use `N` nodes, waiting up to 10s for them (fewer: go on with those, saying so; default: every node that answers within 2s)")
 	fs.StringVar(&d.token, "token", "", "with --cluster, the nodes' `TOKEN` (default: $KMC_NATS_TOKEN)")
 }
 
