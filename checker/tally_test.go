@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -130,7 +131,7 @@ func tallyCase(t *testing.T, name string, c counters, props []Property[cstate], 
 		t.Errorf("%s: the model counted %d successors, the engine generated %d states (the initial one included)", name, sum, want.Stats.Generated)
 	}
 	// The same search again on the same model: the counts start from it.
-	if again := Check[cstate](m, props, o); !equalU64(again.Tallies, want.Tallies) {
+	if again := Check[cstate](m, props, o); !slices.Equal(again.Tallies, want.Tallies) {
 		t.Errorf("%s: the second search on one model counted %v, want %v", name, again.Tallies, want.Tallies)
 	}
 	want = Check[cstate](m, props, opts)
@@ -141,16 +142,4 @@ func tallyCase(t *testing.T, name string, c counters, props []Property[cstate], 
 	}
 	checkResume[cstate](t, name, m, props, opts)
 	partitionedResume[cstate](t, name, m, props, opts)
-}
-
-func equalU64(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
