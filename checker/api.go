@@ -150,9 +150,9 @@ type Objects = [4]uint64
 // Kafka model: the firings of each fix switch's branches and each guard's refusals), in the
 // model rather than in the engine. The engine carries the counts where a search leaves one
 // process or one run, so that they are those of one process never stopped: a partitioned
-// search's parts send what their models counted with each level's commit and the
-// coordinator adds it up, a checkpoint holds the sum so far, and a resumed search starts
-// from it (Result.Tallies). The model counts by atomic adds from every worker at once.
+// search's parts send what their models counted after each piece of a level they expand and
+// the coordinator adds it up through where one process stops, a checkpoint holds the sum
+// so far, and a resumed search starts from it (Result.Tallies). The model counts by atomic adds from every worker at once.
 type Tallier interface {
 	// Tallies appends the model's counts so far to dst, the same number of them through a
 	// search, and returns dst unchanged when the model counts nothing in this search.

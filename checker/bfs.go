@@ -62,10 +62,10 @@ func (e *engine[S]) run() Result {
 			if e.opts.MemoryBytes > 0 {
 				e.ownBytes.Store(e.usedBytes())
 			}
-			if e.tshare != nil {
+			if e.tallyIn != nil {
 				// The model's own counts through the segments committed, so that a dropped
 				// segment's can be left out.
-				e.tallySum = addTallies(e.tallySum, e.tshare.take())
+				e.tallySum = addTallies(e.tallySum, e.tallyIn.take())
 			}
 			outs := e.expand(&cur, lo, hi)
 			gen, best := int64(0), p.best
@@ -87,8 +87,8 @@ func (e *engine[S]) run() Result {
 					w.orbits = 0 // states of the dropped segment, expanded again on resume
 					w.segReduced, w.segProviso = 0, 0
 				}
-				if e.tshare != nil {
-					e.tshare.take() // the dropped segment's counts of the model's own
+				if e.tallyIn != nil {
+					e.tallyIn.take() // the dropped segment's counts of the model's own
 				}
 				if !best.found {
 					e.lastCheckpoint(&cur, lo, &next, &p)

@@ -228,9 +228,9 @@ type engine[S any] struct {
 	taken0  [4]uint64
 	cov0    []int64
 	tally0  []uint64 // the model's own counts (Tallier) of a resumed snapshot
-	// tshare reads the model's own counts (Tallier) from the engine's start, nil when it
+	// tallyIn reads the model's own counts (Tallier) from the engine's start, nil when it
 	// counts nothing; tallySum is what its takes returned so far.
-	tshare   *tallyReader
+	tallyIn  *tallyReader
 	tallySum []uint64
 	wideOK   bool
 	orbits   int64 // the class sizes of the states committed (CanonicalEncoder) or expanded in segments committed (Orbiter)
@@ -249,7 +249,7 @@ const (
 )
 
 func newEngine[S any](m Model[S], props []Property[S], opts Options) (*engine[S], Result, bool) {
-	e := &engine[S]{m: m, props: props, opts: opts, edgeDouble: true, tshare: newTallyReader(m)}
+	e := &engine[S]{m: m, props: props, opts: opts, edgeDouble: true, tallyIn: newTallyReader(m)}
 	e.workers = opts.Workers
 	if e.workers <= 0 {
 		e.workers = runtime.NumCPU()

@@ -511,8 +511,8 @@ func (p *part[S]) record(w *wr, seg uint32, v gviolation) {
 	}
 	// What the part's model counted of its own (Tallier) since its last record: the piece's.
 	var d []uint64
-	if p.e.tshare != nil {
-		d = p.e.tshare.take()
+	if p.e.tallyIn != nil {
+		d = p.e.tallyIn.take()
 	}
 	w.u32(uint32(len(d)))
 	for _, v := range d {
@@ -843,8 +843,8 @@ func checkPartitionedEngine[S any](m Model[S], props []Property[S], opts Options
 		e.deadline = e.start.Add(opts.Time)
 	}
 	res = c.run()
-	if e.tshare != nil {
-		c.tally = addTallies(c.tally, e.tshare.take()) // the trace's replay, on this model
+	if e.tallyIn != nil {
+		c.tally = addTallies(c.tally, e.tallyIn.take()) // the trace's replay, on this model
 	}
 	// The counts of the steps taken, a resumed snapshot's included (partition_ckpt.go).
 	counted, taken, cov, tallies := c.counts(c.rs)

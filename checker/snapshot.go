@@ -1308,7 +1308,7 @@ func (e *engine[S]) counts() (byte, [4]uint64, []int64, []uint64) {
 // tallies are the model's own counts (Tallier) through e's search so far, the resumed
 // snapshot's included.
 func (e *engine[S]) tallies() []uint64 {
-	e.tallySum = addTallies(e.tallySum, e.tshare.take())
+	e.tallySum = addTallies(e.tallySum, e.tallyIn.take())
 	return addTallies(addTallies(nil, e.tally0), e.tallySum)
 }
 
@@ -1323,13 +1323,13 @@ func (e *engine[S]) counting() byte {
 	if e.opts.Coverage {
 		c |= countCoverage
 	}
-	if e.tshare != nil {
+	if e.tallyIn != nil {
 		c |= countTally
 	}
 	if e.opts.Resume != nil {
 		c &= e.counted
 		if e.opts.Coverage && e.counted&countCoverage == 0 {
-			c &^= countTally // marks that a branch fired, not counts to add to
+			c &^= countTally // counted without Coverage: not counts to add to a search's with it
 		}
 	}
 	return c
@@ -1358,8 +1358,8 @@ func (e *engine[S]) restore(s *Snapshot, cur, next *frontier, p *searchPos) stri
 	if len(s.someHit) != len(e.some) || s.rec != e.rec || len(s.flags) != len(e.live) {
 		return "the snapshot is of another search: its properties differ"
 	}
-	if s.counted&countTally != 0 && e.tshare != nil && len(s.tallies) != len(e.tshare.last) {
-		return fmt.Sprintf("the snapshot is of another search: it holds %d counts of the model's own, the model keeps %d", len(s.tallies), len(e.tshare.last))
+	if s.counted&countTally != 0 && e.tallyIn != nil && len(s.tallies) != len(e.tallyIn.last) {
+		return fmt.Sprintf("the snapshot is of another search: it holds %d counts of the model's own, the model keeps %d", len(s.tallies), len(e.tallyIn.last))
 	}
 	if err := s.OneProcess(); err != nil && !e.wideOK {
 		return err.Error()

@@ -278,6 +278,7 @@ func marked(res checker.Result, opts checker.Options) checker.Result {
 
 // The engine's optional interfaces of the bound model, forwarded (the wrapper would hide
 // them): partitioned searches and simulation blocks (cluster), the reduction's question.
+//
 // A part searches on a model of its own, which counts the branches the part fires for the
 // coordinator to add up (checker.Tallier): the parts of one process (--partitions) must not
 // count into one model.

@@ -301,11 +301,15 @@ type BranchCount struct {
 // Branches are the counts of every switch's branches (registration order), then of every
 // guard's refusals (Guards order), since CountBranches turned counting on.
 func (m *Model) Branches() []BranchCount {
-	t := make([]uint64, len(m.hits))
+	return m.BranchesOf(m.loadHits(make([]uint64, 0, len(m.hits))))
+}
+
+// loadHits appends the branch and guard counters to dst.
+func (m *Model) loadHits(dst []uint64) []uint64 {
 	for i := range m.hits {
-		t[i] = atomic.LoadUint64(&m.hits[i])
+		dst = append(dst, atomic.LoadUint64(&m.hits[i]))
 	}
-	return m.BranchesOf(t)
+	return dst
 }
 
 // Tallies appends the counts of Branches, in its order, to dst; dst unchanged when counting
@@ -315,10 +319,7 @@ func (m *Model) Tallies(dst []uint64) []uint64 {
 	if m.count == NotCounted {
 		return dst
 	}
-	for i := range m.hits {
-		dst = append(dst, atomic.LoadUint64(&m.hits[i]))
-	}
-	return dst
+	return m.loadHits(dst)
 }
 
 // BranchesOf names counts t, in the order of Tallies (a search's, summed over its parts and
