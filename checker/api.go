@@ -468,6 +468,11 @@ type Options struct {
 	// expanded and the number of states expanded so far, whether to take a checkpoint there
 	// (for tests).
 	CheckpointAt func(depth int, expanded int64) bool
+	// CheckpointSkippable says that the checkpoints are recovery points the caller can do
+	// without (a cluster's rollback): a search that records a liveness graph may then spill
+	// it to disk as it would without checkpoints, and takes none once it has (a checkpoint
+	// holds the whole graph in memory). Without it, such a search keeps its graph in memory.
+	CheckpointSkippable bool
 	// Resume, when non-nil, goes on with the search a snapshot records (ReadSnapshot reads
 	// one back) instead of starting one; the result is the one the search would have had
 	// without the stop, whatever the number of workers. The model, its configuration, the

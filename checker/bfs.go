@@ -251,7 +251,7 @@ func (e *engine[S]) encodeInit(t *S, enc []byte) ([]byte, int) {
 // checkpointDue reports whether to take a checkpoint after a segment of level depth, when
 // the states below index expanded have been expanded.
 func (e *engine[S]) checkpointDue(depth int, expanded int64) bool {
-	if e.opts.Checkpoint == nil {
+	if !e.canCheckpoint() {
 		return false
 	}
 	if e.opts.CheckpointAt != nil && e.opts.CheckpointAt(depth, expanded) {
@@ -272,7 +272,7 @@ func (e *engine[S]) checkpoint(cur *frontier, lo int, next *frontier, p *searchP
 // lastCheckpoint is the checkpoint of a search that a limit (time, memory, Stop) ends
 // before it is complete, so that it can be resumed with the limit raised.
 func (e *engine[S]) lastCheckpoint(cur *frontier, lo int, next *frontier, p *searchPos) {
-	if e.opts.Checkpoint != nil {
+	if e.canCheckpoint() {
 		e.checkpoint(cur, lo, next, p)
 	}
 }
@@ -363,20 +363,8 @@ func (e *engine[S]) flagUnexpanded(cur, next *frontier, expandedTo int) error {
 				return
 			}
 			e.m.Decode(enc, &s)
-			for j, pi := range e.live {
-				p := &e.props[pi]
-				var f byte
-				if p.Kind == LeadsTo {
-					if p.P(&s) {
-						f |= 1
-					}
-					if p.Q(&s) {
-						f |= 2
-					}
-				} else if p.State(&s) {
-					f |= 2
-				}
-				e.flags[j][idx] = f
+			for j := range e.live {
+				e.flags[j][idx] = e.liveFlag(j, &s)
 			}
 		})
 	}

@@ -100,6 +100,24 @@ func (w *worker[S]) expandChunk(fr *frontier, lo, hi int, out *chunkOut) {
 // (some 64 bytes each) stay in a core's cache between the probe and the lookup.
 const batchSuccs = 2048
 
+// liveFlag is state s's flags for the j-th liveness property: bit 1 its P holds (LeadsTo),
+// bit 2 its Q or its state predicate does.
+func (e *engine[S]) liveFlag(j int, s *S) byte {
+	p := &e.props[e.live[j]]
+	var f byte
+	if p.Kind == LeadsTo {
+		if p.P(s) {
+			f |= 1
+		}
+		if p.Q(s) {
+			f |= 2
+		}
+	} else if p.State(s) {
+		f |= 2
+	}
+	return f
+}
+
 func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	e := w.e
 	idx := fr.base + uint32(k)
@@ -108,23 +126,8 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	if e.orb != nil && e.cenc == nil {
 		w.orbits += int64(e.orb.OrbitSize(s))
 	}
-	for j, pi := range e.live {
-		p := &e.props[pi]
-		var f byte
-		switch p.Kind {
-		case LeadsTo:
-			if p.P(s) {
-				f |= 1
-			}
-			if p.Q(s) {
-				f |= 2
-			}
-		default:
-			if p.State(s) {
-				f |= 2
-			}
-		}
-		e.flags[j][idx] = f
+	for j := range e.live {
+		e.flags[j][idx] = e.liveFlag(j, s)
 	}
 	for j, pi := range e.some {
 		if !e.someHit[j].Load() && e.props[pi].State(s) {

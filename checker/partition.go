@@ -62,14 +62,9 @@ type Partitioner interface {
 // reduction's proviso reads the whole seen set. Checkpoints and Resume are taken: a
 // partitioned search writes the single-process engine's snapshots at level boundaries
 // (partition_ckpt.go) and resumes any snapshot, whatever wrote it. A liveness property is
-// checked on the state graph gathered to the coordinator (partition_live.go), without
-// checkpoints, Resume or a state limit for now.
+// checked on the state graph gathered to the coordinator (partition_live.go), which its
+// checkpoints hold as one process's do.
 func PartitionRefusal(r Runnable, opts Options) string {
-	if _, live := r.Fairness(opts); live {
-		if why := liveRefusal(opts); why != "" {
-			return why
-		}
-	}
 	if rd, ok := r.(Reducer); ok && rd.ReducesPOR(opts) {
 		return "the partial-order reduction runs on one machine only (its cycle proviso reads the whole seen set); run with --por=false, or without --partitions/--cluster"
 	}
@@ -299,7 +294,7 @@ func (p *part[S]) Handle(req []byte) ([]byte, error) {
 	case opIdx:
 		return nil, p.takeIdx(r)
 	case opAnswer:
-		return nil, p.answer()
+		return nil, p.answer(r)
 	case opAns:
 		return nil, p.takeAns(r)
 	case opRecord:
@@ -370,6 +365,7 @@ func (p *part[S]) expandLevel(r *rd) ([]byte, error) {
 	for range p.w {
 		p.ranges = append(p.ranges, prange{r.u64(), r.u64()})
 	}
+	p.lv.g0 = r.u64()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -822,15 +818,6 @@ func checkPartitionedEngine[S any](m Model[S], props []Property[S], opts Options
 		return res
 	}
 	*out = e
-	if e.rec {
-		if why := liveRefusal(Options{Resume: opts.Resume, MaxStates: opts.MaxStates}); why != "" {
-			return Result{Verdict: Incomplete, Reason: "partitioned search: " + why, Stats: Stats{Workers: parts}}
-		}
-		// Checkpoints are not taken (the user's are refused by PartitionRefusal): a lost
-		// node's rollback (cluster) finds none and starts the search over, since the
-		// gathered graph is not in a level checkpoint.
-		e.opts.Checkpoint, e.opts.CheckpointAt, e.opts.CheckpointEvery = nil, nil, 0
-	}
 	c := &coordinator[S]{e: e, w: parts, t: t, g0: partIndexBase}
 	if e.rec {
 		e.set.vals = true
@@ -931,7 +918,7 @@ func (c *coordinator[S]) run() Result {
 				queue = int64(distinct-base) + qx
 				// The last checkpoint, at the start of this level, whose states the parts
 				// hold (not yet sent when the level is a resumed snapshot's).
-				if e.opts.Checkpoint != nil && level > first && !best.found && c.ckptLevel != level {
+				if e.canCheckpoint() && level > first && !best.found && c.ckptLevel != level {
 					if err := c.checkpointLevel(level, base, distinct, generated, rs); err != nil {
 						return fail(err, stats(queue))
 					}
@@ -959,6 +946,7 @@ func (c *coordinator[S]) run() Result {
 				w.u64(c.g0 + r.a)
 				w.u64(c.g0 + r.b)
 			}
+			w.u64(c.g0)
 			return w.b
 		})
 		if err != nil {
@@ -1098,9 +1086,26 @@ func (c *coordinator[S]) run() Result {
 				return res
 			}
 			if e.rec {
-				// The last level's records (at the depth bound, its new states dropped).
-				if err := c.gather(level, base, size, distinct, ranges); err != nil {
+				// The last level's records: at the depth bound, its new states dropped; at the
+				// state limit, its states through the segment where one process stops, and
+				// the new states it commits (the winners first in key order), unexpanded.
+				upTo := size
+				if stop >= 0 {
+					upTo = segEnd(stop)
+					none := make([]prange, c.w) // the winners are numbered, and stay where they are
+					if err := c.number(d0, keepTotal, counts, none); err != nil {
+						return fail(err, stats(queue))
+					}
+				}
+				if err := c.gather(level, base, size, upTo, true, distinct, ranges); err != nil {
 					return c.gatherFail(err, stats(queue))
+				}
+				if carry > 0 {
+					// The next level's states a resumed snapshot found, not expanded: their
+					// flags, as one process evaluates them after its search.
+					if err := e.flagUnexpanded(&rs.next, &frontier{}, int(rs.nextAt)); err != nil {
+						return fail(err, stats(queue))
+					}
 				}
 				gathered = true
 				break
@@ -1117,32 +1122,11 @@ func (c *coordinator[S]) run() Result {
 			n := carry + keepTotal
 			next[i] = prange{nextStart + n*uint64(i)/uint64(c.w), nextStart + n*uint64(i+1)/uint64(c.w)}
 		}
-		offs := make([]uint64, c.w)
-		keeps := make([]uint64, c.w)
-		at, left := d0, keepTotal
-		for i := range offs {
-			offs[i], keeps[i] = at, min(counts[i], left)
-			at += keeps[i]
-			left -= keeps[i]
-		}
-		c.who = append(c.who, nil)
-		for i := range offs {
-			c.who[len(c.who)-1] = append(c.who[len(c.who)-1], prange{offs[i], offs[i] + keeps[i]})
-		}
-		if _, err := c.all(func(i int) []byte {
-			w := wr{b: []byte{opNext}}
-			w.u64(c.g0 + offs[i])
-			w.u64(keeps[i])
-			for _, r := range next {
-				w.u64(c.g0 + r.a)
-				w.u64(c.g0 + r.b)
-			}
-			return w.b
-		}); err != nil {
+		if err := c.number(d0, keepTotal, counts, next); err != nil {
 			return fail(err, stats(0))
 		}
 		if e.rec {
-			if err := c.gather(level, base, size, distinct, ranges); err != nil {
+			if err := c.gather(level, base, size, size, false, distinct, ranges); err != nil {
 				return c.gatherFail(err, stats(int64(distinct-base)))
 			}
 		}
@@ -1250,6 +1234,35 @@ func addCov(acc, c []int64, first bool) []int64 {
 }
 
 func (c *coordinator[S]) limitHit() int32 { return c.e.stopOrTime() }
+
+// number numbers the level's winners from d0: the first keep of them in key order, part i's
+// (counts[i] winners) after part i-1's, and sends each part its numbers and next, the ranges
+// of the next level's states each part expands (opNext).
+func (c *coordinator[S]) number(d0, keep uint64, counts []uint64, next []prange) error {
+	offs := make([]uint64, c.w)
+	keeps := make([]uint64, c.w)
+	at, left := d0, keep
+	for i := range offs {
+		offs[i], keeps[i] = at, min(counts[i], left)
+		at += keeps[i]
+		left -= keeps[i]
+	}
+	c.who = append(c.who, nil)
+	for i := range offs {
+		c.who[len(c.who)-1] = append(c.who[len(c.who)-1], prange{offs[i], offs[i] + keeps[i]})
+	}
+	_, err := c.all(func(i int) []byte {
+		w := wr{b: []byte{opNext}}
+		w.u64(c.g0 + offs[i])
+		w.u64(keeps[i])
+		for _, r := range next {
+			w.u64(c.g0 + r.a)
+			w.u64(c.g0 + r.b)
+		}
+		return w.b
+	})
+	return err
+}
 
 // link asks the part that committed state idx for its parent link.
 func (c *coordinator[S]) link(idx uint64) (uint64, int, error) {

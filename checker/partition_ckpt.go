@@ -39,20 +39,31 @@ const (
 // gatherPage is the most fingerprints or links in one reply (2 to 3 MiB).
 const gatherPage = 256 << 10
 
-// seen loads fingerprints of shards this part owns into its seen set (a resumed search).
+// seen loads fingerprints of shards this part owns into its seen set (a resumed search):
+// u32 count, the fingerprints (u64 each), then, in a set with values (a search recording
+// its liveness graph), their values (u32 each: the states' indices).
 func (p *part[S]) seen(r *rd) error {
 	n := int(r.u32())
-	if 8*n != len(r.b) {
+	width := 8
+	if p.e.set.vals {
+		width = 12
+	}
+	if width*n != len(r.b) {
 		return errors.New("partitioned search: a list of fingerprints of the wrong length")
 	}
+	vals := r.b[8*n:]
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for range n {
+	for k := range n {
 		fp := r.u64()
 		if fp == 0 || p.owner(fp) != p.me {
 			return errors.New("partitioned search: part " + strconv.Itoa(p.me) + " was sent a fingerprint of another part's shard")
 		}
-		p.e.set.shards[shardOf(fp)].insert(fp, 0, false)
+		v := uint32(0)
+		if p.e.set.vals {
+			v = binary.LittleEndian.Uint32(vals[4*k:])
+		}
+		p.e.set.shards[shardOf(fp)].insert(fp, v, p.e.set.vals)
 	}
 	return r.err
 }
@@ -71,12 +82,17 @@ func (p *part[S]) gather(r *rd) ([]byte, error) {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		fps := p.e.set.shards[shard].fps
+		sh := &p.e.set.shards[shard]
+		fps := sh.fps
 		var page []uint64
+		var vals []uint32
 		i := slot
 		for ; i < uint64(len(fps)) && len(page) < gatherPage; i++ {
 			if fps[i] != 0 {
 				page = append(page, fps[i])
+				if p.e.set.vals {
+					vals = append(vals, sh.vals[i])
+				}
 			}
 		}
 		if i >= uint64(len(fps)) {
@@ -86,6 +102,9 @@ func (p *part[S]) gather(r *rd) ([]byte, error) {
 		w.u32(uint32(len(page)))
 		for _, fp := range page {
 			w.u64(fp)
+		}
+		for _, v := range vals {
+			w.u32(v)
 		}
 		return w.b, nil
 	case gatherLinks:
@@ -194,7 +213,11 @@ func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	e.wideOK = true
 	first, wide, par, pos := s.first, s.wide, s.par64, s.ppos
 	curAt, nextAt := uint64(s.curBase), uint64(s.nextBase)
-	if why := e.restore(s, &rs.cur, &rs.next, &p); why != "" {
+	look := e.lookupFP
+	e.lookupFP = nil // restore's lookups read the snapshot's set, here until sent to the parts
+	why := e.restore(s, &rs.cur, &rs.next, &p)
+	e.lookupFP = look
+	if why != "" {
 		return nil, why, nil
 	}
 	if wide {
@@ -207,7 +230,10 @@ func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	} else {
 		rs.links = e.links
 	}
-	e.links = parentLinks{}
+	if !e.rec {
+		e.links = parentLinks{}
+	} // else the liveness graph's: its next levels' links are appended (gatherLevel), and rs.links reads its first nlinks
+
 	rs.curAt, rs.nextAt = curAt-first, nextAt-first
 	rs.counted, rs.taken, rs.cov, rs.tallies = e.counting(), e.taken0, e.cov0, e.tally0
 	rs.orbits, rs.qx, rs.best, rs.depth = e.orbits, p.queueExtra, p.best, p.depth
@@ -217,27 +243,35 @@ func (c *coordinator[S]) resume(s *Snapshot) (*resumedState, string, error) {
 	}
 	// Each part gets its shards' fingerprints; the coordinator lets the set go.
 	out := make([][]uint64, c.w)
+	vals := make([][]uint32, c.w) // with the liveness graph: the states' indices
 	send := func(o int) error {
 		if len(out[o]) == 0 {
 			return nil
 		}
-		w := wr{b: make([]byte, 0, 5+8*len(out[o]))}
+		w := wr{b: make([]byte, 0, 5+12*len(out[o]))}
 		w.b = append(w.b, opSeen)
 		w.u32(uint32(len(out[o])))
 		for _, fp := range out[o] {
 			w.u64(fp)
 		}
-		out[o] = out[o][:0]
+		for _, v := range vals[o] {
+			w.u32(v)
+		}
+		out[o], vals[o] = out[o][:0], vals[o][:0]
 		_, err := c.t.Call(o, w.b)
 		return err
 	}
 	for i := range e.set.shards {
 		o := i % c.w
-		for _, fp := range e.set.shards[i].fps {
+		sh := &e.set.shards[i]
+		for j, fp := range sh.fps {
 			if fp == 0 {
 				continue
 			}
 			out[o] = append(out[o], fp)
+			if e.set.vals {
+				vals[o] = append(vals[o], sh.vals[j])
+			}
 			if len(out[o]) >= gatherPage {
 				if err := send(o); err != nil {
 					return nil, "", err
@@ -303,15 +337,31 @@ func (c *coordinator[S]) sendStates(f *frontier, at uint64, ranges []prange) err
 func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, generated int64, rs *resumedState) error {
 	e := c.e
 	// The snapshot's parent links are 64-bit when an index passes maxState (and always in
-	// the tests that move the first state's global index, c.g0, beyond 32 bits).
-	wide := c.g0+distinct > maxState
+	// the tests that move the first state's global index, c.g0, beyond 32 bits). A search
+	// that records its liveness graph numbers at most maxState states (gather), and writes
+	// the one process's snapshot, numbered from 0, with the graph the coordinator gathered.
+	first := c.g0
+	if e.rec {
+		first = 0
+	}
+	wide := first+distinct > maxState
 	s := &Snapshot{Depth: depth, Generated: generated, Distinct: int64(distinct), Expanded: int64(base),
 		Queue: int64(distinct - base), Elapsed: time.Since(e.start), shape: e.shape(), view: true,
-		set: &fpSet{}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{},
-		first: c.g0, wide: wide, curBase: c.g0 + base, nextBase: c.g0 + distinct}
+		set: &fpSet{vals: e.rec}, links: &parentLinks{}, cur: &frontier{}, next: &frontier{},
+		first: first, wide: wide, curBase: first + base, nextBase: first + distinct, rec: e.rec}
+	if e.rec {
+		if wide {
+			return errors.New("a checkpoint of a liveness graph of " + strconv.FormatUint(distinct, 10) + " states (32-bit indices)")
+		}
+		s.eoff, s.etgt, s.ecode = e.es.arrays()
+		s.codes = e.codes.codes
+		s.flags, s.partial = e.flags, e.partial
+		s.cutState, s.cutCode, s.cutBy = e.cutState, e.cutCode, e.cutBy
+	}
 	// The seen set, shard by shard from its owner.
 	for i := range s.set.shards {
 		var fps []uint64
+		var vals []uint32
 		for slot := uint64(0); slot != ^uint64(0); {
 			w := wr{b: []byte{opGather, gatherSeen}}
 			w.u32(uint32(i))
@@ -323,17 +373,33 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 			r := &rd{b: b}
 			slot = r.u64()
 			n := int(r.u32())
-			if 8*n != len(r.b) {
+			width := 8
+			if e.rec {
+				width = 12
+			}
+			if width*n != len(r.b) {
 				return errors.New("a page of fingerprints of the wrong length")
 			}
 			for range n {
 				fps = append(fps, r.u64())
 			}
+			for range n * (width - 8) / 4 {
+				v := r.u32()
+				if v&pendBit == 0 && uint64(v) >= distinct {
+					return errors.New("part " + strconv.Itoa(i%c.w) + " sent shard " + strconv.Itoa(i) + " with state " + strconv.FormatUint(uint64(v), 10) + " of " + strconv.FormatUint(distinct, 10))
+				}
+				vals = append(vals, v)
+			}
 		}
 		if !slices.IsSorted(fps) {
 			return errors.New("part " + strconv.Itoa(i%c.w) + " sent shard " + strconv.Itoa(i) + " out of order")
 		}
-		s.set.shards[i].load(fps, nil)
+		if !e.rec {
+			vals = nil
+		} else if vals == nil {
+			vals = []uint32{}
+		}
+		s.set.shards[i].load(fps, vals)
 	}
 	// The parent links: the resumed snapshot's, then each level's, part by part; parent
 	// counted from state 0, noParent for none.

@@ -33,24 +33,21 @@ import (
 //
 // The coordinator holds the whole graph, as one process would, against its own --memory
 // budget; where that is exceeded the search stops, saying so and naming what to do instead.
-
-// liveRefusal says why a search with a liveness property cannot run across parts, or "".
-func liveRefusal(opts Options) string {
-	switch {
-	case opts.Checkpoint != nil || opts.Resume != nil:
-		return "a liveness property is checked across partitions or nodes without checkpoints for now (the gathered state graph is not in them); run without --checkpoint/--resume, or on one machine"
-	case opts.MaxStates > 0:
-		return "a liveness property is checked across partitions or nodes without --max-states for now; bound the search with --max-depth, or run on one machine"
-	}
-	return ""
-}
+//
+// At a state limit (--max-states) the coordinator gathers the last level's records through
+// the segment where one process stops (opAnswer says where), with the flags of the level's
+// states after it, and numbers the winners one process commits (the first in key order),
+// whose flags the claimants send, as one process evaluates the states it did not expand.
+// A level checkpoint holds the gathered graph, and the seen set with each state's index, as
+// one process's does; resumed, the coordinator takes the graph over and sends each owner its
+// states' indices (opSeen).
 
 // recordPage is the most bytes of a part's records in one reply.
 const recordPage = 1 << 20
 
 // partLive is a part's share of the liveness graph.
 type partLive struct {
-	g0 uint64 // the global index of the search's first state (level 0's base)
+	g0 uint64 // the global index of the search's first state (level 0's base; opExpand)
 	lb uint64 // the part's range's first state, from g0: its frontier's index 0
 
 	// The level's edges of the states expanded, in state order: ecnt[k] is where the edges
@@ -70,6 +67,8 @@ type partLive struct {
 	off     uint64     // claimant: the global index of its first winner numbered
 	kept    uint64     // claimant: its winners numbered
 	sent    int        // codes of e.codes sent to the coordinator
+	upTo    uint64     // the global index where the level's expansion ends (opAnswer)
+	final   bool       // the search ends with the level: its kept winners' flags are sent
 	out     []byte     // the level's records, built at the first page asked
 	built   bool
 	scratch []uint32
@@ -80,9 +79,6 @@ type ownWin struct{ key, fp uint64 }
 // liveLevel prepares the part's recording for the level whose ranges it was sent.
 func (p *part[S]) liveLevel() error {
 	lv := &p.lv
-	if p.level == 0 {
-		lv.g0 = p.base
-	}
 	my := p.ranges[p.me]
 	if my.b-lv.g0 > maxState {
 		return errors.New("partitioned search: the liveness graph numbers at most " + strconv.Itoa(maxState) + " states (32-bit indices)")
@@ -99,6 +95,7 @@ func (p *part[S]) liveLevel() error {
 	lv.mine = nil
 	lv.kept, lv.off = 0, 0
 	lv.out, lv.built = lv.out[:0], false
+	lv.upTo, lv.final = my.b, false
 	return nil
 }
 
@@ -233,11 +230,20 @@ func uvarintAt(b []byte, p int) (uint64, int) {
 	return x, p
 }
 
-// answer sends each claimant of the level the index of every state it claimed here.
-func (p *part[S]) answer() error {
+// answer sends each claimant of the level the index of every state it claimed here. The
+// message says where the level's expansion ends (u64 global index: one process stops after
+// the segment where the state limit is reached) and whether the search ends with the level
+// (a byte).
+func (p *part[S]) answer(r *rd) error {
+	upTo := r.u64()
+	final := r.u8() != 0
+	if r.err != nil {
+		return r.err
+	}
 	p.mu.Lock()
 	asked := p.lv.asked
 	p.lv.asked = nil
+	p.lv.upTo, p.lv.final = upTo, final
 	p.mu.Unlock()
 	by := make([][]uint64, p.w)
 	for i := 0; i+1 < len(asked); i += 2 {
@@ -314,6 +320,9 @@ func (p *part[S]) recordPage(r *rd) ([]byte, error) {
 		return nil, r.err
 	}
 	lv := &p.lv
+	if !p.e.rec || len(p.ranges) != p.w {
+		return nil, errors.New("partitioned search: part " + strconv.Itoa(p.me) + " was asked for records of a liveness graph it does not record, or before a level")
+	}
 	if !lv.built {
 		if err := p.buildRecords(); err != nil {
 			return nil, err
@@ -330,12 +339,14 @@ func (p *part[S]) recordPage(r *rd) ([]byte, error) {
 }
 
 // buildRecords encodes the level's records: the new codes (u32 count, u64 each), the number
-// of states (u64), per state its flags (a byte per liveness property) and edges (uvarint
-// count, then per edge uvarint zigzag code difference and uvarint target: 0 for a dropped
-// state, else zigzag(target - previous target)+1, from the state itself), the cut steps
-// (u32 count; per step uvarint state offset in the range, code, bound), then the parent
-// links of the winners numbered (u64 count; per winner uvarint difference of parent+1, 0
-// for an initial state, and uvarint position).
+// of states (u64) and of those expanded (u64: those before the global index upTo, a prefix
+// of the range), per state its flags (a byte per liveness property) and, if expanded, its
+// edges (uvarint count, then per edge uvarint zigzag code difference and uvarint target: 0
+// for a dropped state, else zigzag(target - previous target)+1, from the state itself), the
+// cut steps of the states expanded (u32 count; per step uvarint state offset in the range,
+// code, bound), then the parent links of the winners numbered (u64 count; per winner uvarint
+// difference of parent+1, 0 for an initial state, and uvarint position; at the final level,
+// then its flags).
 func (p *part[S]) buildRecords() error {
 	e, lv := p.e, &p.lv
 	my := p.ranges[p.me]
@@ -346,6 +357,10 @@ func (p *part[S]) buildRecords() error {
 	if len(lv.ecnt) != n {
 		return errors.New("partitioned search: part " + strconv.Itoa(p.me) + " recorded " + strconv.Itoa(len(lv.ecnt)) + " states of " + strconv.Itoa(n))
 	}
+	ne := n // the states expanded by one process
+	if lv.upTo < my.b {
+		ne = min(int(max(lv.upTo, my.a)-my.a), n)
+	}
 	w := wr{b: lv.out[:0]}
 	codes := e.codes.codes[lv.sent:]
 	w.u32(uint32(len(codes)))
@@ -354,11 +369,15 @@ func (p *part[S]) buildRecords() error {
 	}
 	lv.sent = len(e.codes.codes)
 	w.u64(uint64(n))
+	w.u64(uint64(ne))
 	start := uint32(0)
 	for k := range n {
 		v := uint32(lv.lb) + uint32(k)
 		for j := range e.flags {
 			w.b = append(w.b, e.flags[j][v])
+		}
+		if k >= ne {
+			continue
 		}
 		end := lv.ecnt[k]
 		tg := lv.scratch[:0]
@@ -405,14 +424,19 @@ func (p *part[S]) buildRecords() error {
 		}
 		start = end
 	}
-	w.u32(uint32(len(lv.cuts)))
-	for _, c := range lv.cuts {
+	cuts := lv.cuts
+	for len(cuts) > 0 && uint64(cuts[len(cuts)-1].state)-lv.lb >= uint64(ne) {
+		cuts = cuts[:len(cuts)-1]
+	}
+	w.u32(uint32(len(cuts)))
+	for _, c := range cuts {
 		w.b = appendUvarint(w.b, uint64(c.state)-lv.lb)
 		w.b = appendUvarint(w.b, uint64(c.code))
 		w.b = appendUvarint(w.b, uint64(c.by))
 	}
 	w.u64(lv.kept)
 	prev := uint64(0)
+	var s S
 	for _, c := range p.won[:lv.kept] {
 		pg := uint64(0)
 		if c.key >= 1<<16 {
@@ -421,6 +445,13 @@ func (p *part[S]) buildRecords() error {
 		w.b = appendUvarint(w.b, pg-prev)
 		w.b = appendUvarint(w.b, uint64(uint16(c.key)))
 		prev = pg
+		if lv.final {
+			// Not expanded: one process evaluates its flags after the search (flagUnexpanded).
+			e.m.Decode(p.arena[c.off:c.off+c.n], &s)
+			for j := range e.live {
+				w.b = append(w.b, e.liveFlag(j, &s))
+			}
+		}
 	}
 	lv.out = w.b
 	return nil
@@ -456,15 +487,26 @@ type liveCoord struct {
 	err   error // of a lookup for the lasso's replay
 }
 
-// gatherLevel gathers the records of level's states [base, base+size) (counted from 0) and
-// the parent links of its new states into the coordinator's liveness graph.
-func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []prange) error {
+// gatherLevel gathers the records of level's states [base, base+size) (counted from 0), of
+// which the first upTo were expanded (one process stops after the segment where the state
+// limit is reached), and the parent links of its new states into the coordinator's liveness
+// graph; at the final level, the new states' flags too (they are not expanded).
+func (c *coordinator[S]) gatherLevel(level int, base, size, upTo uint64, final bool, ranges []prange) error {
 	e := c.e
 	lc := &c.live
 	if len(lc.codes) != c.w {
 		lc.codes = make([][]uint64, c.w)
 	}
-	if _, err := c.all(func(int) []byte { return []byte{opAnswer} }); err != nil {
+	if _, err := c.all(func(int) []byte {
+		w := wr{b: []byte{opAnswer}}
+		w.u64(c.g0 + base + upTo)
+		if final {
+			w.b = append(w.b, 1)
+		} else {
+			w.b = append(w.b, 0)
+		}
+		return w.b
+	}); err != nil {
 		return err
 	}
 	if uint64(e.es.n) != base && level > 0 {
@@ -501,13 +543,16 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		for range nc {
 			lc.codes[i] = append(lc.codes[i], r.u64())
 		}
-		n := r.u64()
+		n, ne := r.u64(), r.u64()
 		if r.err != nil {
 			return r.err
 		}
 		rg := ranges[i]
 		if level > 0 && n != rg.b-rg.a {
 			return errors.New("part " + strconv.Itoa(i) + " sent records of " + strconv.FormatUint(n, 10) + " states, not of its range's " + strconv.FormatUint(rg.b-rg.a, 10))
+		}
+		if want := min(max(base+upTo, rg.a), rg.b) - rg.a; level > 0 && ne != want {
+			return errors.New("part " + strconv.Itoa(i) + " sent the edges of " + strconv.FormatUint(ne, 10) + " states, not of the " + strconv.FormatUint(want, 10) + " expanded")
 		}
 		b := r.b
 		p := 0
@@ -526,6 +571,9 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 				e.flags[j][v] = b[p+j]
 			}
 			p += nlive
+			if k >= ne {
+				continue
+			}
 			var m uint64
 			m, p = uvarintAt(b, p)
 			if m > uint64(len(b)-p)/2 {
@@ -569,7 +617,7 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 			cd, p = uvarintAt(b, p)
 			by, p = uvarintAt(b, p)
 			raw, ok := code(cd)
-			if !ok || p > len(b) || st >= n {
+			if !ok || p > len(b) || st >= ne {
 				return bad
 			}
 			lc.cuts = append(lc.cuts, cutRec{state: uint32(rg.a + st), code: uint32(len(lc.craw)), by: uint16(by)})
@@ -582,6 +630,10 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 		}
 		if kept > uint64(len(r.b))/2 {
 			return bad
+		}
+		fl := 0 // flag bytes after each link
+		if final {
+			fl = nlive
 		}
 		b, p = r.b, 0
 		pg := uint64(0)
@@ -599,9 +651,17 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 				parent = uint32(pg - 1)
 			}
 			e.links.add(parent, uint16(pos))
-			for j := range e.flags {
-				e.flags[j] = append(e.flags[j], 0)
+			if p+fl > len(b) {
+				return bad
 			}
+			for j := range e.flags {
+				f := byte(0) // set when the state is expanded, at the next level
+				if final {
+					f = b[p+j]
+				}
+				e.flags[j] = append(e.flags[j], f)
+			}
+			p += fl
 		}
 		if p != len(b) {
 			return bad
@@ -610,7 +670,7 @@ func (c *coordinator[S]) gatherLevel(level int, base, size uint64, ranges []pran
 	if level == 0 {
 		return nil
 	}
-	return c.appendLevel(base, size)
+	return c.appendLevel(base, upTo)
 }
 
 // appendLevel gives the level's action codes the single machine's ids (per chunk of its
@@ -697,12 +757,12 @@ func (c *coordinator[S]) appendLevel(base, size uint64) error {
 
 // gather gathers a level's records (gatherLevel) and checks that the graph still fits the
 // coordinator: its --memory budget, as one process's, and the graph's 32-bit indices.
-func (c *coordinator[S]) gather(level int, base, size, distinct uint64, ranges []prange) error {
+func (c *coordinator[S]) gather(level int, base, size, upTo uint64, final bool, distinct uint64, ranges []prange) error {
 	e := c.e
 	if distinct > maxState {
 		return &noFitError{"the liveness graph numbers at most " + strconv.Itoa(maxState) + " states (32-bit indices), and the search has " + strconv.FormatUint(distinct, 10)}
 	}
-	if err := c.gatherLevel(level, base, size, ranges); err != nil {
+	if err := c.gatherLevel(level, base, size, upTo, final, ranges); err != nil {
 		var sp *spillError
 		if errors.As(err, &sp) {
 			return &noFitError{err.Error()}
@@ -744,7 +804,11 @@ func (e *spillError) Error() string { return e.err.Error() }
 func (c *coordinator[S]) gatherFail(err error, st Stats) Result {
 	var nf *noFitError
 	if errors.As(err, &nf) {
-		why := "liveness across partitions/nodes: " + nf.why + "; give this process more --memory, or a --spill-dir with room (the graph's successor lists spill to disk past a quarter of --memory), or bound the search with --max-depth, or check the safety properties alone across the nodes"
+		spill := "a --spill-dir with room (the graph's successor lists spill to disk past a quarter of --memory)"
+		if c.e.opts.Checkpoint != nil && !c.e.opts.CheckpointSkippable {
+			spill = "run without --checkpoint and with a --spill-dir with room (a search that takes checkpoints keeps its graph in memory; without, its successor lists spill to disk past a quarter of --memory)"
+		}
+		why := "liveness across partitions/nodes: " + nf.why + "; give this process more --memory, or " + spill + ", or bound the search with --max-depth, or check the safety properties alone across the nodes"
 		return Result{Verdict: Incomplete, Reason: why, Interrupted: why, Stats: st}
 	}
 	return fail(err, st)

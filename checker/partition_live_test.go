@@ -159,6 +159,67 @@ func TestPartitionedLiveness(t *testing.T) {
 	}
 }
 
+// TestPartitionedLivenessMaxStates: a liveness property with --max-states across 1, 2 and 3
+// parts gives one process's result and graph, at every limit from 1 to past the whole graph
+// for small models and at limits spread over larger ones: the stop in the middle of a segment
+// and of a level, the states beyond it unexpanded with their flags, a lasso among the states
+// expanded, and the cut steps, weak and strong fairness.
+func TestPartitionedLivenessMaxStates(t *testing.T) {
+	defer small()()
+	oneOne := func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 }
+	empties := Property[cstate]{Name: "OneOneEmpties", Kind: LeadsTo, P: oneOne, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	drains := Property[cstate]{Name: "FullZeroDrains", Kind: LeadsTo, P: func(s *cstate) bool { return s.C[0] == 3 }, Q: func(s *cstate) bool { return s.C[0] < 3 }}
+	at := func(n uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == n } }
+	names := []string{"Spin", "Back", "Recover", "Other"}
+	w, u := Weak, Unfair
+	spin := []tstep{{0, 1, 0}, {1, 0, 1}}
+	goal := Property[uint32]{Name: "ReachesGoal", Kind: Eventually, State: at(2)}
+	type tcase struct {
+		name  string
+		whole int64 // the states of the whole graph (from one process, checked)
+		every int64 // the limits tried: 1 to whole+1 by this step
+		run   func(t *testing.T, name string, opts Options, parts int)
+	}
+	cs := func(name string, m Model[cstate], props []Property[cstate], opts Options, every int64) tcase {
+		whole := Check(m, props, Options{Workers: opts.Workers}).Stats.Distinct
+		return tcase{name, whole, every, func(t *testing.T, name string, o Options, parts int) {
+			o.Workers = opts.Workers
+			liveParity(t, name, m, props, o, parts, parts == 3)
+		}}
+	}
+	ms := func(name string, m Model[mstate], props []Property[mstate], every int64) tcase {
+		whole := Check(m, props, Options{}).Stats.Distinct
+		return tcase{name, whole, every, func(t *testing.T, name string, o Options, parts int) {
+			liveParity(t, name, m, props, o, parts, parts == 3)
+		}}
+	}
+	u32 := func(name string, m Model[uint32], props []Property[uint32], every int64) tcase {
+		whole := Check(m, props, Options{}).Stats.Distinct
+		return tcase{name, whole, every, func(t *testing.T, name string, o Options, parts int) {
+			liveParity(t, name, m, props, o, parts, parts == 3)
+		}}
+	}
+	tests := []tcase{
+		cs("counters-ok", counters{N: 3, fair: Weak}, []Property[cstate]{drains}, Options{}, 1),
+		cs("counters-violated", counters{N: 3, fair: Weak}, []Property[cstate]{empties}, Options{}, 1),
+		cs("counters-4-workers", counters{N: 4, fair: Weak}, []Property[cstate]{empties, drains}, Options{Workers: 3}, 7),
+		ms("mutex-strong", mutex{fair: allFair(Strong)}, []Property[mstate]{enters(0), enters(1)}, 1),
+		ms("peterson-weak", mutex{peterson: true, fair: allFair(Weak)}, []Property[mstate]{enters(0)}, 1),
+		u32("rings", rings{k: 4, l: 9}, []Property[uint32]{{Name: "Sink", Kind: Eventually, State: at(36)}}, 1),
+		u32("cut-other-cycle", tiny{steps: append([]tstep{{0, 3, 3}, {3, 4, 0}, {4, 3, 1}}, spin...), cuts: []tstep{{0, 2, 2}, {1, 2, 2}}, fair: []Fairness{w, w, w, u}, names: names}, []Property[uint32]{goal}, 1),
+	}
+	for _, tc := range tests {
+		if tc.name == "counters-4-workers" && tc.whole < 3*int64(segmentStates) {
+			t.Fatalf("%s: %d states, too few to stop in the middle of a level's segments", tc.name, tc.whole)
+		}
+		for limit := int64(1); limit <= tc.whole+1; limit += tc.every {
+			for _, parts := range []int{1, 2, 3} {
+				tc.run(t, tc.name+" max-states="+strconv.FormatInt(limit, 10), Options{MaxStates: limit}, parts)
+			}
+		}
+	}
+}
+
 func liveParity[S any](t *testing.T, name string, m Model[S], props []Property[S], opts Options, parts int, dup bool) {
 	t.Helper()
 	name += " parts=" + strconv.Itoa(parts)
@@ -259,5 +320,51 @@ func TestPartitionedLivenessMalformed(t *testing.T) {
 	res := checkPartitioned[cstate](m, props, Options{}, 2, tr)
 	if res.Verdict != Incomplete || !strings.HasPrefix(res.Reason, "partitioned search: ") {
 		t.Errorf("got %s %q, want incomplete with the partitioned search's error", res.Verdict, res.Reason)
+	}
+}
+
+// TestCheckpointSkippable: a search with a liveness property and checkpoints keeps its graph
+// in memory, unless the checkpoints can be skipped (a cluster's rollback): then the graph
+// spills past SpillBytes, the search takes checkpoints until it does and none after, and
+// each checkpoint taken resumes to the uninterrupted result. One process and 2 parts.
+func TestCheckpointSkippable(t *testing.T) {
+	defer small()()
+	oneOne := func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 }
+	empties := Property[cstate]{Name: "OneOneEmpties", Kind: LeadsTo, P: oneOne, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	m, props := counters{N: 4, fair: Weak}, []Property[cstate]{empties}
+	want := Check(m, props, Options{})
+	for _, parts := range []int{0, 2} {
+		all := 0 // the checkpoints taken when none can be skipped
+		for _, skip := range []bool{false, true} {
+			name := "parts=" + itoa(parts) + " skippable=" + strconv.FormatBool(skip)
+			var snaps [][]byte
+			var at []int
+			opts := Options{SpillBytes: 300, SpillDir: t.TempDir(), CheckpointSkippable: skip,
+				CheckpointAt: func(depth int, _ int64) bool { at = append(at, depth); return true },
+				Checkpoint:   func(s *Snapshot) { snaps = append(snaps, writeSnap(t, s)) }}
+			var got Result
+			if parts == 0 {
+				got = Check(m, props, opts)
+			} else {
+				got = partitioned(t, m, props, opts, parts, false)
+			}
+			if d := sameResult(got, want); d != "" {
+				t.Errorf("%s: %s", name, d)
+			}
+			switch {
+			case !skip && (got.Stats.GraphSpilled != 0 || len(snaps) != len(at) || len(snaps) < 3):
+				t.Errorf("%s: %d bytes of the graph spilled, %d checkpoints of %d asked; want none spilled, all taken", name, got.Stats.GraphSpilled, len(snaps), len(at))
+			case skip && (got.Stats.GraphSpilled == 0 || len(snaps) == 0 || len(snaps) >= all):
+				t.Errorf("%s: %d bytes of the graph spilled, %d checkpoints (%d without spilling); want some spilled, the checkpoints before it taken", name, got.Stats.GraphSpilled, len(snaps), all)
+			}
+			if !skip {
+				all = len(snaps)
+			}
+			for i, b := range snaps {
+				if d := sameResult(Check(m, props, Options{Resume: readSnap(t, b)}), want); d != "" {
+					t.Errorf("%s: checkpoint %d resumed: %s", name, i+1, d)
+				}
+			}
+		}
 	}
 }

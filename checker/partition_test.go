@@ -102,21 +102,19 @@ func TestPartitionedParity(t *testing.T) {
 }
 
 // TestPartitionRefusal: the partial-order reduction stays on one machine; checkpoints and
-// resume do not; a liveness property is gathered, but not with checkpoints, resume or a
-// state limit.
+// resume do not; a liveness property is gathered, with checkpoints, resume and a state
+// limit too.
 func TestPartitionRefusal(t *testing.T) {
 	live := Property[cstate]{Name: "Ev", Kind: Eventually, State: func(s *cstate) bool { return true }}
 	lb := Bind(counters{N: 2}, []Property[cstate]{live})
-	if why := PartitionRefusal(lb, Options{}); why != "" {
-		t.Errorf("liveness: refused: %s", why)
-	}
 	for name, o := range map[string]Options{
+		"":             {},
 		"--checkpoint": {Checkpoint: func(*Snapshot) {}},
 		"--resume":     {Resume: &Snapshot{}},
 		"--max-states": {MaxStates: 10},
 	} {
-		if why := PartitionRefusal(lb, o); !strings.Contains(why, name) {
-			t.Errorf("liveness with %s: refusal %q does not name it", name, why)
+		if why := PartitionRefusal(lb, o); why != "" {
+			t.Errorf("liveness with %q: refused: %s", name, why)
 		}
 	}
 	if why := PartitionRefusal(Bind(counters{N: 2}, nil), Options{Checkpoint: func(*Snapshot) {}}); why != "" {
@@ -131,11 +129,23 @@ func TestPartitionRefusal(t *testing.T) {
 // search with a checkpoint at every level gives the reference result, and each checkpoint,
 // resumed by the single-process engine (1 and 3 workers) and by 1, 2 and 3 parts, does too;
 // the single-process engine's checkpoints (after every segment, mid-level ones among them)
-// resume on 2 and 3 parts. Reference: issue 30, "Failures".
+// resume on 2 and 3 parts. With a liveness property, each resumed search's graph is the
+// uninterrupted one's too. Reference: issue 30, "Failures".
 func partitionedResume[S any](t *testing.T, name string, m Model[S], props []Property[S], opts Options) {
 	t.Helper()
 	opts.Workers = 1
 	want := Check(m, props, opts)
+	_, we := singleEngine(m, props, opts)
+	live := we != nil && we.rec
+	// resumed runs o on w parts, and compares its graph with the uninterrupted one's.
+	resumed := func(o Options, w int, what string) Result {
+		if !live {
+			return partitioned(t, m, props, o, w, false)
+		}
+		res, ge, _ := partitionedEngine(t, m, props, o, w, false)
+		sameGraph(t, name+": "+what, ge, we)
+		return res
+	}
 	var snaps [][]byte
 	ck := opts
 	ck.CheckpointAt = func(int, int64) bool { return true }
@@ -153,11 +163,16 @@ func partitionedResume[S any](t *testing.T, name string, m Model[S], props []Pro
 			if d := sameResult(Check(m, props, o), want); d != "" {
 				t.Errorf("%s: level checkpoint %d of %d (level %d) resumed by one process, %d workers: %s", name, i+1, len(snaps), o.Resume.Depth, w, d)
 			}
+			if live {
+				o.Resume = readSnap(t, b)
+				_, e1 := singleEngine(m, props, o)
+				sameGraph(t, name+": level checkpoint "+itoa(i+1)+" resumed by one process", e1, we)
+			}
 		}
 		for _, w := range []int{1, 2, 3} {
 			o := opts
 			o.Resume = readSnap(t, b)
-			if d := sameResult(partitioned(t, m, props, o, w, false), want); d != "" {
+			if d := sameResult(resumed(o, w, "level checkpoint "+itoa(i+1)+" resumed by "+itoa(w)+" parts"), want); d != "" {
 				t.Errorf("%s: level checkpoint %d of %d (level %d) resumed by %d parts: %s", name, i+1, len(snaps), o.Resume.Depth, w, d)
 			}
 		}
@@ -176,7 +191,7 @@ func partitionedResume[S any](t *testing.T, name string, m Model[S], props []Pro
 			if o.Resume.Queue != o.Resume.Distinct-o.Resume.Expanded || o.Resume.next.n() > 0 {
 				mid++
 			}
-			if d := sameResult(partitioned(t, m, props, o, w, false), want); d != "" {
+			if d := sameResult(resumed(o, w, "single-process checkpoint "+itoa(i+1)+" resumed by "+itoa(w)+" parts"), want); d != "" {
 				t.Errorf("%s: single-process checkpoint %d of %d (level %d, %d expanded) resumed by %d parts: %s", name, i+1, len(single), o.Resume.Depth, o.Resume.Expanded, w, d)
 			}
 		}
@@ -203,6 +218,21 @@ func TestPartitionedResume(t *testing.T) {
 	partitionedResume(t, "symmetry", symCounters{counters{N: 4}}, []Property[cstate]{sumIs(10)}, Options{Symmetry: true})
 	partitionedResume(t, "symmetry, orbits", orbCounters{symCounters{counters{N: 4}}}, nil, Options{Symmetry: true})
 	partitionedResume(t, "symmetry, canonical encoder", encCounters{orbCounters{symCounters{counters{N: 4}}}}, nil, Options{Symmetry: true})
+	// A liveness property: the checkpoints hold the gathered graph (the seen set with the
+	// states' indices), and the lasso of a resumed search is the uninterrupted one's.
+	oneOne := func(s *cstate) bool { return s.C[0] == 1 && s.C[1] == 1 }
+	leaves := Property[cstate]{Name: "OneOneLeaves", Kind: LeadsTo, P: oneOne, Q: func(s *cstate) bool { return !oneOne(s) }}
+	empties := Property[cstate]{Name: "OneOneEmpties", Kind: LeadsTo, P: oneOne, Q: func(s *cstate) bool { return s.C[0] == 0 }}
+	at := func(n uint32) func(*uint32) bool { return func(s *uint32) bool { return *s == n } }
+	partitionedResume(t, "liveness", counters{N: 4, fair: Weak}, []Property[cstate]{leaves, sumIs(100)}, Options{Vacuity: true})
+	partitionedResume(t, "liveness violated", counters{N: 4, fair: Weak}, []Property[cstate]{empties}, Options{Coverage: true})
+	partitionedResume(t, "liveness, max states", counters{N: 4, fair: Weak}, []Property[cstate]{empties, leaves}, Options{MaxStates: 400})
+	partitionedResume(t, "liveness, max depth", counters{N: 4, fair: Weak}, []Property[cstate]{leaves}, Options{MaxDepth: 6})
+	partitionedResume(t, "liveness, strong fairness", mutex{fair: allFair(Strong)}, []Property[mstate]{enters(0), enters(1)}, Options{})
+	partitionedResume(t, "liveness, rings", rings{k: 4, l: 9}, []Property[uint32]{{Name: "Sink", Kind: Eventually, State: at(36)}}, Options{})
+	partitionedResume(t, "liveness, cut steps", tiny{steps: append([]tstep{{0, 3, 3}, {3, 4, 0}, {4, 3, 1}}, tstep{0, 1, 0}, tstep{1, 0, 1}),
+		cuts: []tstep{{0, 2, 2}, {1, 2, 2}}, fair: []Fairness{Weak, Weak, Weak, Unfair}, names: []string{"Spin", "Back", "Recover", "Other"}},
+		[]Property[uint32]{{Name: "ReachesGoal", Kind: Eventually, State: at(2)}}, Options{})
 }
 
 // TestPartitionedLastCheckpoint: a partitioned search that Stop ends takes a last checkpoint
@@ -244,6 +274,7 @@ func FuzzPartHandle(f *testing.F) {
 	w.u64(1)
 	w.u64(0)
 	w.u64(1)
+	w.u64(0)
 	f.Add(w.b)
 	f.Add([]byte{opClaim, 1, 0, 0, 0})
 	f.Add([]byte{opWins, 2, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
@@ -253,15 +284,25 @@ func FuzzPartHandle(f *testing.F) {
 	f.Add([]byte{opResolve})
 	f.Add([]byte{opCommit})
 	f.Add([]byte{opFinish})
+	f.Add([]byte{opAnswer, 0, 0, 0, 0, 0, 0, 0, 0, 1})
+	f.Add([]byte{opSeen, 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0})
+	w = wr{b: []byte{opRecord}}
+	w.u64(0)
+	f.Add(w.b)
+	// A part of a safety search, and one that records a liveness graph.
+	live := Property[cstate]{Name: "Ev", Kind: Eventually, State: func(s *cstate) bool { return s.sum() == 2 }}
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		tr := &memTransport{}
-		p, err := Bind(counters{N: 2}, []Property[cstate]{sumIs(3)}).(Partitioner).NewPart(Options{Workers: 1}, 1, 0, tr)
-		if err != nil {
-			t.Fatal(err)
+		for _, b := range []Runnable{Bind(counters{N: 2}, []Property[cstate]{sumIs(3)}), Bind(counters{N: 2, fair: Weak}, []Property[cstate]{live})} {
+			tr := &memTransport{}
+			p, err := b.(Partitioner).NewPart(Options{Workers: 1}, 1, 0, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.parts = []Part{p}
+			_, _ = p.Handle(msg)
+			_, _ = p.Handle([]byte{opExpand, 1, 0, 0, 0})
+			_, _ = p.Handle([]byte{opRecord, 0, 0, 0, 0, 0, 0, 0, 0})
 		}
-		tr.parts = []Part{p}
-		_, _ = p.Handle(msg)
-		_, _ = p.Handle([]byte{opExpand, 1, 0, 0, 0})
 	})
 }
 
@@ -294,6 +335,7 @@ func TestPartBounds(t *testing.T) {
 		w.u64(size)
 		w.u64(base)
 		w.u64(base + size)
+		w.u64(0) // the search's first state
 		return w.b
 	}
 	for _, tc := range []struct {

@@ -74,12 +74,20 @@ func (e *engine[S]) spillLimit() int64 {
 }
 
 // spillShare is the stream size above which the engine spills the liveness graph, or 0 for
-// never. A search that takes checkpoints never spills it: a checkpoint holds the whole graph.
+// never. A search that takes checkpoints never spills it (a checkpoint holds the whole
+// graph), unless they can be skipped (Options.CheckpointSkippable): then it takes none once
+// the graph has spilled (canCheckpoint).
 func (e *engine[S]) spillShare() int64 {
-	if e.opts.Checkpoint != nil {
+	if e.opts.Checkpoint != nil && !e.opts.CheckpointSkippable {
 		return 0
 	}
 	return e.spillLimit()
+}
+
+// canCheckpoint reports whether the search takes checkpoints now: it has Options.Checkpoint,
+// and no liveness graph of it has spilled to disk.
+func (e *engine[S]) canCheckpoint() bool {
+	return e.opts.Checkpoint != nil && !(e.rec && e.es.base > 0)
 }
 
 func spillErr(err error) error { return errors.New("liveness graph: spill: " + err.Error()) }

@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"bytes"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,14 +104,65 @@ func TestPartitionsRefusePOR(t *testing.T) {
 	}
 }
 
-// TestPartitionsRefuseLiveness: a check with a liveness property and a state limit is
-// refused with the reason (the gathered graph has no state limit yet).
-func TestPartitionsRefuseLiveness(t *testing.T) {
+// TestPartitionsLivenessLimits: a check with a liveness property (KAFKA-14154 before its
+// fix, a lasso) across 2 and 3 partitions gives the single process's result under a state
+// limit (stopped before the lasso's states, in the middle of a level, and past it), and its
+// level checkpoints, which hold the gathered graph, resume on one process and on 3
+// partitions with the uninterrupted search's result and lasso.
+func TestPartitionsLivenessLimits(t *testing.T) {
 	r, opts := load(t, "../specs/kafka-14154.toml", "buggy")
-	opts.MaxStates = 100
-	_, _, err := CheckPartitions(r, opts, 2)
-	if err == nil || !strings.Contains(err.Error(), "liveness") || !strings.Contains(err.Error(), "--max-states") {
-		t.Fatalf("got %v, want a refusal naming liveness and --max-states", err)
+	opts.Workers = 2
+	whole := r.Check(opts)
+	if whole.Verdict != checker.Violated || whole.Trace == nil || whole.Trace.Loop < 0 && !whole.Trace.Stutter {
+		t.Fatalf("KAFKA-14154 buggy: %s, want a lasso", whole.Verdict)
+	}
+	for _, limit := range []int64{100, whole.Stats.Distinct / 3, whole.Stats.Distinct - 1} {
+		o := opts
+		o.MaxStates = limit
+		want := r.Check(o)
+		for _, n := range []int{2, 3} {
+			got, _, err := CheckPartitions(r, o, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResult(t, "max states "+strconv.FormatInt(limit, 10)+" partitions="+strconv.Itoa(n), got, want)
+		}
+	}
+	var snaps [][]byte
+	ck := opts
+	ck.CheckpointAt = func(int, int64) bool { return true }
+	ck.Checkpoint = func(s *checker.Snapshot) {
+		var b bytes.Buffer
+		if _, err := s.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, b.Bytes())
+	}
+	got, _, err := CheckPartitions(r, ck, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "with checkpoints, 2 partitions", got, whole)
+	if len(snaps) < 3 {
+		t.Fatalf("%d level checkpoints, want some", len(snaps))
+	}
+	for _, k := range []int{1, len(snaps) / 2, len(snaps) - 1} {
+		read := func() *checker.Snapshot {
+			s, err := checker.ReadSnapshot(bytes.NewReader(snaps[k]), int64(len(snaps[k])))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		o := opts
+		o.Resume = read()
+		sameResult(t, "checkpoint "+strconv.Itoa(k)+" resumed by one process", r.Check(o), whole)
+		o.Resume = read()
+		got, _, err := CheckPartitions(r, o, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, "checkpoint "+strconv.Itoa(k)+" resumed by 3 partitions", got, whole)
 	}
 }
 

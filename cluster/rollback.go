@@ -109,6 +109,9 @@ func (rb *rollback) wrap(opts checker.Options) checker.Options {
 	rb.user, rb.userAt, rb.userEvery = opts.Checkpoint, opts.CheckpointAt, opts.CheckpointEvery
 	rb.userLast = time.Now()
 	opts.CheckpointEvery = 0
+	// Without the user's checkpoints, a liveness graph may spill; the rollback then goes
+	// back to the last checkpoint before it did.
+	opts.CheckpointSkippable = rb.user == nil
 	opts.CheckpointAt = func(depth int, expanded int64) bool {
 		rb.wantUser = rb.user != nil && (rb.userAt != nil && rb.userAt(depth, expanded) ||
 			rb.userEvery > 0 && time.Since(rb.userLast) >= rb.userEvery)

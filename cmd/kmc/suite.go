@@ -74,8 +74,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	var parted, live, single int
 	if *partitions > 0 {
 		// Checks under the partial-order reduction (or anything else a partitioned search
-		// refuses, such as a liveness property with a state limit) run on the single-process
-		// engine, and the summary says how many; a liveness property's graph is gathered.
+		// refuses) run on the single-process engine, and the summary says how many; a
+		// liveness property's graph is gathered.
 		o.Run = func(r checker.Runnable, opts checker.Options) checker.Result {
 			if checker.PartitionRefusal(r, opts) != "" {
 				single++
