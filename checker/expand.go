@@ -126,8 +126,24 @@ func (w *worker[S]) expandState(fr *frontier, k int, out *chunkOut) {
 	if e.orb != nil && e.cenc == nil {
 		w.orbits += int64(e.orb.OrbitSize(s))
 	}
-	for j := range e.live {
-		e.flags[j][idx] = e.liveFlag(j, s)
+	for j, pi := range e.live {
+		// liveFlag, written out: this is once per state of a liveness search.
+		p := &e.props[pi]
+		var f byte
+		switch p.Kind {
+		case LeadsTo:
+			if p.P(s) {
+				f |= 1
+			}
+			if p.Q(s) {
+				f |= 2
+			}
+		default:
+			if p.State(s) {
+				f |= 2
+			}
+		}
+		e.flags[j][idx] = f
 	}
 	for j, pi := range e.some {
 		if !e.someHit[j].Load() && e.props[pi].State(s) {
