@@ -26,9 +26,9 @@ type distFlags struct {
 }
 
 func (d *distFlags) add(fs *pflag.FlagSet) {
-	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; safety checks only)")
-	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (safety checks only)")
-	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level), kept by this process with a copy in the nodes' JetStream object store, to roll back to when a node is lost")
+	fs.IntVar(&d.partitions, "partitions", 0, "run the search as `N` parts in this process over an embedded NATS server that opens no socket (the same result as without; a liveness property's state graph is gathered to this process)")
+	fs.StringVar(&d.url, "cluster", "", "run the search across the kmc nodes reached at NATS `URL` (kmc node), this process coordinating (the same result as one process; a liveness property's state graph is gathered to this process)")
+	fs.DurationVar(&d.rollback, "rollback-every", cluster.DefaultRollbackEvery, "with --cluster, take a level checkpoint about every `DURATION` (0: every level), kept by this process with a copy in the nodes' JetStream object store, to roll back to when a node is lost (with a liveness property, while its gathered graph is in memory)")
 	fs.StringVar(&d.resumeRun, "resume-run", "", "with --cluster, coordinate run `RUN` (its id, printed by the coordinator that began it) in place of its coordinator that stopped: go on from its plan and last level checkpoint in the nodes' JetStream (the same spec, check, --set values and options)")
 	d.addNodes(fs)
 }

@@ -128,10 +128,10 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	t.summary(rep)
 	if *partitions > 0 {
-		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS (%d with a liveness property, their state graph gathered to this process); %d ran in one process (the partial-order reduction, and a liveness property with a state limit, run on one machine only).\n", parted, *partitions, live, single)
+		fmt.Fprintf(stdout, "%d searches ran as %d partitions over NATS (%d with a liveness property, their state graph gathered to this process); %d ran in one process (the partial-order reduction runs on one machine only).\n", parted, *partitions, live, single)
 	}
 	if *clusterURL != "" {
-		fmt.Fprintf(stdout, "%d searches ran across %d nodes at %s (%d with a liveness property, their state graph gathered to this process); %d ran in this process (the partial-order reduction, and a liveness property with a state limit, run on one machine only).\n", parted, *nodes, *clusterURL, live, single)
+		fmt.Fprintf(stdout, "%d searches ran across %d nodes at %s (%d with a liveness property, their state graph gathered to this process); %d ran in this process (the partial-order reduction runs on one machine only).\n", parted, *nodes, *clusterURL, live, single)
 	}
 	if rep.Mismatches > 0 {
 		if rep.NeighbourMismatches > 0 {
