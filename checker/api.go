@@ -152,7 +152,8 @@ type Objects = [4]uint64
 // process or one run, so that they are those of one process never stopped: a partitioned
 // search's parts send what their models counted after each piece of a level they expand and
 // the coordinator adds it up through where one process stops, a checkpoint holds the sum
-// so far, and a resumed search starts from it (Result.Tallies). The model counts by atomic adds from every worker at once.
+// so far, and a resumed search starts from it (Result.Tallies). The model counts by atomic
+// adds from every worker at once.
 type Tallier interface {
 	// Tallies appends the model's counts so far to dst, the same number of them through a
 	// search, and returns dst unchanged when the model counts nothing in this search.

@@ -710,11 +710,7 @@ func (p *part[S]) finish() []byte {
 	var w wr
 	w.u32(uint32(len(p.e.some)))
 	for j := range p.e.some {
-		if p.e.someHit[j].Load() {
-			w.b = append(w.b, 1)
-		} else {
-			w.b = append(w.b, 0)
-		}
+		w.flag(p.e.someHit[j].Load())
 	}
 	orbits := p.e.orbits
 	for _, x := range p.e.ws {
@@ -1392,6 +1388,15 @@ type wr struct{ b []byte }
 
 func (w *wr) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
 func (w *wr) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+
+// flag appends a byte: 1 for true, 0 for false.
+func (w *wr) flag(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
 func (w *wr) viol(v gviolation) {
 	var f byte
 	if v.found {

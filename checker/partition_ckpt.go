@@ -383,7 +383,7 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 			for range n {
 				fps = append(fps, r.u64())
 			}
-			for range n * (width - 8) / 4 {
+			for k := 0; e.rec && k < n; k++ {
 				v := r.u32()
 				if v&pendBit == 0 && uint64(v) >= distinct {
 					return errors.New("part " + strconv.Itoa(i%c.w) + " sent shard " + strconv.Itoa(i) + " with state " + strconv.FormatUint(uint64(v), 10) + " of " + strconv.FormatUint(distinct, 10))
@@ -394,12 +394,7 @@ func (c *coordinator[S]) checkpointLevel(depth int, base, distinct uint64, gener
 		if !slices.IsSorted(fps) {
 			return errors.New("part " + strconv.Itoa(i%c.w) + " sent shard " + strconv.Itoa(i) + " out of order")
 		}
-		if !e.rec {
-			vals = nil
-		} else if vals == nil {
-			vals = []uint32{}
-		}
-		s.set.shards[i].load(fps, vals)
+		s.set.shards[i].load(fps, vals) // vals: nil unless the set keeps indices (e.rec)
 	}
 	// The parent links: the resumed snapshot's, then each level's, part by part; parent
 	// counted from state 0, noParent for none.

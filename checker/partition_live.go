@@ -500,11 +500,7 @@ func (c *coordinator[S]) gatherLevel(level int, base, size, upTo uint64, final b
 	if _, err := c.all(func(int) []byte {
 		w := wr{b: []byte{opAnswer}}
 		w.u64(c.g0 + base + upTo)
-		if final {
-			w.b = append(w.b, 1)
-		} else {
-			w.b = append(w.b, 0)
-		}
+		w.flag(final)
 		return w.b
 	}); err != nil {
 		return err
@@ -825,11 +821,7 @@ func (p *part[S]) lookup(r *rd) ([]byte, error) {
 	p.mu.Unlock()
 	var w wr
 	w.u32(v)
-	if ok {
-		w.b = append(w.b, 1)
-	} else {
-		w.b = append(w.b, 0)
-	}
+	w.flag(ok)
 	return w.b, nil
 }
 
